@@ -1,0 +1,18 @@
+"""sparsedp: differentially private ERM on high-dimensional sparse data.
+
+Modules
+-------
+datafits
+    Squared and Logistic losses on the margin.
+penalties
+    L1, L2 and ElasticNet (separable).
+solvers
+    exact (non-private reference), and the private solvers.
+accounting
+    Privacy accounting: calibration and ledgers.
+"""
+from .exceptions import PrivacyLeakWarning
+
+__version__ = "0.1.0"
+
+__all__ = ["PrivacyLeakWarning", "__version__"]
