@@ -1,0 +1,1 @@
+"""Kernel (in progress)."""

@@ -1,0 +1,1 @@
+"""Solver (in progress)."""
