@@ -62,12 +62,13 @@ def uniform_index(generator, unsigned long long high, Py_ssize_t size):
     """Draw ``size`` integers uniform in [0, high) (test helper).
 
     Equals ``generator.integers(0, high, size)`` for the same generator state
-    (numpy's bounded draw with Lemire's rejection, no buffering).
+    (numpy's bounded draw: off=0, rng=high-1, mask unused, use_masked=0,
+    i.e. Lemire's rejection).
     """
     cdef bitgen_t* rng = generator_bitgen(generator)
     cdef unsigned long long[::1] out = np.empty(size, dtype=np.uint64)
     cdef Py_ssize_t k
     with generator.bit_generator.lock, nogil:
         for k in range(size):
-            out[k] = random_bounded_uint64(rng, 0, high - 1, 0, 1)
+            out[k] = random_bounded_uint64(rng, 0, high - 1, 0, 0)
     return np.asarray(out).astype(np.int64)

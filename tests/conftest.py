@@ -1,0 +1,20 @@
+import pathlib
+
+import pytest
+
+import sparsedp
+from problems import make_sparse_problem
+
+
+def pytest_report_header(config):
+    return f"sparsedp {sparsedp.__version__} from {pathlib.Path(sparsedp.__file__).parent}"
+
+
+def pytest_sessionstart(session):
+    # The tests must exercise the built package with its compiled kernels.
+    import sparsedp._cd_fast  # noqa: F401  (fails loudly if extensions are missing)
+
+
+@pytest.fixture
+def sparse_problem():
+    return make_sparse_problem()

@@ -1,0 +1,66 @@
+"""Datafits: values, derivatives (against finite differences), smoothness, labels."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from sparsedp.datafits import Logistic, Squared
+
+from problems import make_sparse_problem
+
+
+@pytest.mark.parametrize("datafit", [Squared(), Logistic()])
+def test_derivative_matches_finite_differences(datafit):
+    rng = np.random.default_rng(1)
+    z = rng.normal(scale=3, size=200)
+    y = np.where(rng.random(200) < 0.5, -1.0, 1.0)
+    h = 1e-6
+    fd = (datafit.loss(z + h, y) - datafit.loss(z - h, y)) / (2 * h)
+    np.testing.assert_allclose(datafit.derivative(z, y), fd, rtol=1e-6, atol=1e-8)
+
+
+@pytest.mark.parametrize("datafit", [Squared(), Logistic()])
+def test_gradient_in_w_matches_finite_differences(datafit):
+    X, y = make_sparse_problem(n=30, p=8, density=0.5, logistic=True, seed=3)
+    rng = np.random.default_rng(2)
+    w = rng.normal(size=8)
+    g = datafit.gradient(X, X @ w, y)
+    h = 1e-6
+    for j in range(8):
+        e = np.zeros(8)
+        e[j] = h
+        fd = (datafit.value(X @ (w + e), y) - datafit.value(X @ (w - e), y)) / (2 * h)
+        assert g[j] == pytest.approx(fd, rel=1e-6, abs=1e-9)
+
+
+@pytest.mark.parametrize("datafit", [Squared(), Logistic()])
+def test_smoothness_bounds_second_derivative(datafit):
+    z = np.linspace(-30, 30, 2001)
+    y = np.ones_like(z)
+    h = 1e-3  # central second difference: exact for quadratics up to rounding
+    second = (datafit.loss(z + h, y) - 2 * datafit.loss(z, y) + datafit.loss(z - h, y)) / h**2
+    assert second.max() <= datafit.beta * (1 + 1e-4)
+    assert second.max() >= datafit.beta * 0.99  # and the bound is attained
+
+
+def test_coordinate_smoothness_constants():
+    X, _ = make_sparse_problem(n=50, p=7, density=0.4)
+    dense = X.toarray()
+    np.testing.assert_allclose(Squared().smoothness(X), 2 * (dense**2).sum(0) / 50)
+    np.testing.assert_allclose(Logistic().smoothness(dense), 0.25 * (dense**2).sum(0) / 50)
+
+
+def test_logistic_is_stable_for_huge_margins():
+    z = np.array([-1e4, -800.0, 0.0, 800.0, 1e4])
+    y = np.ones(5)
+    with np.errstate(over="raise", invalid="raise"):
+        loss = Logistic().loss(z, y)
+        der = Logistic().derivative(z, y)
+    np.testing.assert_allclose(loss, [1e4, 800.0, np.log(2), 0.0, 0.0], atol=1e-300)
+    np.testing.assert_allclose(der, [-1.0, -1.0, -0.5, 0.0, 0.0])
+    assert abs(Logistic().derivative(z, y)).max() <= Logistic().derivative_bound
+
+
+def test_logistic_rejects_labels_outside_domain():
+    with pytest.raises(ValueError, match=r"labels in \{-1, \+1\}"):
+        Logistic().check_y(np.array([0.0, 1.0, 1.0]))
+    Logistic().check_y(np.array([-1.0, 1.0]))

@@ -1,0 +1,81 @@
+"""Penalties: prox against brute-force minimisation, subdifferential distance, GS-q model."""
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+
+from sparsedp.penalties import L1, L2, ElasticNet, as_penalty
+
+PENALTIES = [as_penalty(None), L1(0.7), L2(1.3), ElasticNet(0.9, 0.4)]
+
+
+def coord_value(pen, w):
+    return pen.l1 * abs(w) + 0.5 * pen.l2 * w * w
+
+
+def brute_argmin(fun, center):
+    res = minimize_scalar(fun, bounds=(center - 20, center + 20), method="bounded",
+                          options={"xatol": 1e-12})
+    # the bounded search can miss a kink at 0 by its tolerance: compare with 0
+    return 0.0 if fun(0.0) <= fun(res.x) else res.x
+
+
+@pytest.mark.parametrize("pen", PENALTIES, ids=repr)
+@pytest.mark.parametrize("x", [-3.0, -0.5, -0.1, 0.0, 0.2, 0.6, 4.0])
+@pytest.mark.parametrize("step", [0.3, 1.0, 2.5])
+def test_prox_is_the_minimiser(pen, x, step):
+    fun = lambda u: 0.5 * (u - x) ** 2 + step * coord_value(pen, u)
+    expected = brute_argmin(fun, x)
+    assert pen.prox(x, step) == pytest.approx(expected, abs=1e-7)
+
+
+@pytest.mark.parametrize("pen", PENALTIES, ids=repr)
+def test_subdiff_distance_against_definition(pen):
+    rng = np.random.default_rng(0)
+    w = np.concatenate([rng.normal(size=20), np.zeros(20)])
+    g = rng.normal(size=40)
+    got = pen.subdiff_distance(w, g)
+    for wj, gj, dj in zip(w, g, got):
+        if wj != 0:
+            sub = np.array([pen.l2 * wj + pen.l1 * np.sign(wj)])
+        else:  # the interval l2*0 + [-l1, l1], sampled finely plus its ends
+            sub = np.linspace(-pen.l1, pen.l1, 200001)
+        assert dj == pytest.approx(np.min(np.abs(-gj - sub)), abs=1e-5)
+
+
+@pytest.mark.parametrize("pen", PENALTIES, ids=repr)
+def test_gsq_value_is_the_model_minimum(pen):
+    rng = np.random.default_rng(1)
+    w = np.concatenate([rng.normal(size=10), np.zeros(10)])
+    g = rng.normal(size=20)
+    M = rng.uniform(0.5, 3, size=20)
+    got = pen.gsq_value(w, g, M)
+    for wj, gj, mj, vj in zip(w, g, M, got):
+        fun = lambda d: gj * d + 0.5 * mj * d * d + coord_value(pen, wj + d) - coord_value(pen, wj)
+        d = brute_argmin(lambda u: fun(u - wj), wj) - wj
+        assert vj == pytest.approx(fun(d), abs=1e-9)
+        assert vj <= 1e-15
+
+
+def test_penalty_values_follow_the_api_contract():
+    w = np.array([1.0, -2.0, 0.0])
+    assert L1(0.5).value(w) == pytest.approx(1.5)
+    assert L2(0.5).value(w) == pytest.approx(0.25 * 5)
+    assert ElasticNet(2.0, 0.25).value(w) == pytest.approx(2 * (0.25 * 3 + 0.75 / 2 * 5))
+    assert as_penalty(None).value(w) == 0.0
+
+
+@pytest.mark.parametrize("make", [L1, L2, lambda a: ElasticNet(a, 0.5)])
+def test_negative_or_nonfinite_strength_is_rejected(make):
+    with pytest.raises(ValueError, match="alpha must be finite and non-negative"):
+        make(-0.1)
+    with pytest.raises(ValueError, match="alpha must be finite and non-negative"):
+        make(np.nan)
+
+
+def test_bad_l1_ratio_and_types():
+    with pytest.raises(ValueError, match="l1_ratio"):
+        ElasticNet(1.0, 1.5)
+    with pytest.raises(TypeError, match="alpha must be a real number"):
+        L1("0.1")
+    with pytest.raises(TypeError, match="penalty must be"):
+        as_penalty("l1")
