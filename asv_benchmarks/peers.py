@@ -1,0 +1,111 @@
+"""Speed against the peers, measured in one process: ``python asv_benchmarks/peers.py``.
+
+Each figure is a ratio (ours / peer) of per-epoch times, median over repeats.
+An epoch is timed as (t(11 epochs) - t(1 epoch)) / 10 on both sides, so that
+fixed costs (validation, allocation, set-up) drop out.
+
+Sections
+--------
+cd      one epoch (p coordinate updates) of the exact CD kernel vs one epoch of
+        scikit-learn's Lasso coordinate descent, on the same CSC matrix.
+Run a subset with e.g. ``python asv_benchmarks/peers.py cd``.
+"""
+import sys
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+REPEATS = 7
+
+
+def dorothea_like(seed=0):
+    """800 x 100,000 binary CSC, density 0.0091 (the shape of dorothea)."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(800, 100_000, density=0.0091, format="csc", rng=rng, data_rvs=np.ones)
+    return X, _target(X, rng)
+
+
+def large_sparse(seed=0):
+    """20,000 x 1,000,000 CSC with about 1M nonzeros."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(20_000, 1_000_000, density=5e-5, format="csc", rng=rng)
+    return X, _target(X, rng)
+
+
+def _target(X, rng):
+    w = np.zeros(X.shape[1])
+    w[rng.choice(X.shape[1], 50, replace=False)] = rng.normal(size=50)
+    return X @ w + 0.1 * rng.normal(size=X.shape[0])
+
+
+def per_epoch(run, repeats=REPEATS):
+    """Median over repeats of (t(11) - t(1)) / 10 for ``run(n_epochs)``."""
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        run(1)
+        t1 = time.perf_counter()
+        run(11)
+        t2 = time.perf_counter()
+        times.append(((t2 - t1) - (t1 - t0)) / 10)
+    return float(np.median(times))
+
+
+def ours_cd(X, y, lam):
+    from sparsedp._cd_fast import cd_epochs
+    from sparsedp._validation import check_X_y
+    from sparsedp.datafits import Squared
+
+    def run(n_epochs):
+        Xc, yc = check_X_y(X, y)
+        lip = Squared().smoothness(Xc)
+        w, z = np.zeros(Xc.shape[1]), np.zeros(Xc.shape[0])
+        cd_epochs(0, Xc.data, Xc.indices, Xc.indptr, yc, w, z, lip, lam, 0.0, n_epochs)
+    return run
+
+
+def sklearn_cd(X, y, lam):
+    from sklearn.linear_model import Lasso
+    from sklearn.exceptions import ConvergenceWarning
+
+    def run(n_epochs):
+        # Our F = 2 * sklearn's objective with alpha = lam / 2: same iterates.
+        model = Lasso(alpha=lam / 2, fit_intercept=False, tol=0.0, max_iter=n_epochs,
+                      selection="cyclic")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            model.fit(X, y)
+    return run
+
+
+def section_cd():
+    print("== exact CD epoch vs scikit-learn Lasso epoch (squared + L1, same CSC) ==")
+    for name, make in (("dorothea-shaped 800 x 100,000", dorothea_like),
+                       ("synthetic 20,000 x 1,000,000", large_sparse)):
+        X, y = make()
+        lam = 0.1 * np.max(np.abs(X.T @ y)) * 2 / X.shape[0]
+        ratios, ours_t, peer_t = [], [], []
+        for _ in range(3):  # interleave the two sides against machine noise
+            a = per_epoch(ours_cd(X, y, lam), repeats=3)
+            b = per_epoch(sklearn_cd(X, y, lam), repeats=3)
+            ours_t.append(a)
+            peer_t.append(b)
+            ratios.append(a / b)
+        print(f"{name} (nnz={X.nnz}): ours {1e3 * np.median(ours_t):.2f} ms/epoch, "
+              f"scikit-learn {1e3 * np.median(peer_t):.2f} ms/epoch, "
+              f"ratio ours/sklearn = {np.median(ratios):.3f}")
+
+
+SECTIONS = {"cd": section_cd}
+
+
+def main(argv):
+    names = argv or list(SECTIONS)
+    for name in names:
+        SECTIONS[name]()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
