@@ -21,7 +21,7 @@ class _Datafit:
     kind = -1
     #: per-sample smoothness: sup of loss''(z, y)
     beta = np.nan
-    #: sup over z, y of |loss'(z, y)| (np.inf if unbounded)
+    #: sup over z, y of abs(loss'(z, y)) (np.inf if unbounded)
     derivative_bound = np.inf
 
     def loss(self, z, y):

@@ -1,8 +1,8 @@
 """Separable penalties: none, L1, L2, elastic net.
 
-Every penalty here is the separable elastic net
+Every penalty here is the separable elastic net::
 
-    penalty(w) = sum_j  l1 * |w_j| + l2 / 2 * w_j^2,
+    penalty(w) = sum_j  l1 * |w_j| + l2 / 2 * w_j^2
 
 so one compiled prox serves them all (``L1``: l2 = 0, ``L2``: l1 = 0).  Each
 gives its value, the proximal operator of a coordinate, the distance of
