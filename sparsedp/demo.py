@@ -1,4 +1,4 @@
-"""Demo: ``python -m sparsedp.demo``.
+"""Demo: the ``sparsedp-demo`` command (or ``python -m sparsedp.demo`` outside the source tree).
 
 Fits a LASSO on a synthetic dorothea-shaped sparse problem (800 x 100,000
 binary, density 0.0091) with the exact solver and prints the objective.
