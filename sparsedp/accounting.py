@@ -622,6 +622,10 @@ class _SampledGaussianRDP:
     def __init__(self, q, orders):
         self.q = q
         self.orders = orders
+        self._frac_cache = {}
+        if q == 1.0:  # plain Gaussian, no tables needed
+            self.int_idx = self.frac_idx = np.array([], dtype=np.int64)
+            return
         is_int = orders == np.round(orders)
         self.int_idx = np.flatnonzero(is_int)
         self.frac_idx = np.flatnonzero(~is_int)
@@ -1035,30 +1039,24 @@ def calibrate_sampled_gaussian(epsilon, delta, sampling_rate, steps, *, orders=N
     log_delta = math.log(delta)
     conv = _conversion_terms(table.orders, log_delta)
 
-    def fun(log_z):  # decreasing in z -> use -log z as the variable
-        return epsilon - _sg_eps(table, math.exp(-log_z), steps, log_delta, delta, conv)
+    def eps_of(z):
+        return _sg_eps(table, z, steps, log_delta, delta, conv)
 
-    # Starting point: the moments-accountant scaling z ~ q sqrt(2 T log(1/delta)) / eps,
-    # and never below the (q = 1) RDP Gaussian value scaled by q.
+    def fun(z):  # increasing in z; >= 0 means (epsilon, delta)-DP
+        return epsilon - eps_of(z)
+
+    # Starting point: the moments-accountant scaling z ~ q sqrt(2 T log(1/delta)) / eps.
     z0 = max(q * math.sqrt(2.0 * steps * math.log(1.0 / delta)) / epsilon, 0.5)
-    lo, hi = -math.log(2.0 * z0), -math.log(0.5 * z0)  # in -log z
-    while fun(lo) > 0:  # eps(z) <= target at large z: push z up until it is
-        hi = lo
-        lo -= 1.0
-        if lo < -700:  # pragma: no cover
-            raise RuntimeError("calibration failed: epsilon unreachable")
-    if fun(lo) > 0:  # pragma: no cover
-        pass
-    while fun(hi) <= 0:
-        lo = hi
-        hi += 1.0
-        if hi > 700:  # pragma: no cover
+    lo, hi = 0.5 * z0, z0
+    while fun(hi) < 0:
+        lo, hi = hi, 2.0 * hi
+        if hi > 1e150:  # pragma: no cover
             raise RuntimeError("calibration failed")
-    # fun(lo) <= 0 ... wait: fun is increasing in -log z? eps decreases in z, so
-    # eps increases in -log z and fun = epsilon - eps decreases. Use g = -fun.
-    x = _root_increasing(lambda t: -fun(t), lo, hi, want="below", rtol=rtol)
-    # g(x) <= 0  <=>  eps(z) >= epsilon ... handled below by taking the safe side.
-    z = math.exp(-x)
+    while fun(lo) >= 0:
+        lo, hi = 0.5 * lo, lo
+        if lo < 1e-150:  # pragma: no cover - target reachable without noise
+            return hi
+    z = _root_increasing(fun, lo, hi, want="above", rtol=rtol)
     while _sg_eps(table, z, steps, log_delta, delta, conv) > epsilon:
         z *= 1.0 + rtol
     return z
@@ -1253,7 +1251,9 @@ def _calibrate_pure(epsilon, delta, k, method, bounded_range):
         e0 = math.sqrt((8.0 if bounded_range else 2.0) * rho / k) * (1.0 - 1e-12)
         return max(e0, basic)
     if method == "optimal":
-        log_target = math.log(delta)
+        # aim a hair (1e-10 relative) below delta so that any evaluation of the formula,
+        # even a naive floating-point one, confirms the guarantee
+        log_target = math.log(delta) + math.log1p(-1e-10)
 
         def fun(e0):  # increasing in e0; clamp -inf for Brent
             return max(_kov_log_delta(epsilon, e0, k), -1e4) - log_target
@@ -1306,7 +1306,17 @@ def calibrate_pure_composition(epsilon, delta, mechanisms, method="optimal", *,
     _check_method(method)
     if math.isinf(epsilon):
         return math.inf
-    return _calibrate_pure(epsilon, delta, k, method, bool(bounded_range))
+    bounded_range = bool(bounded_range)
+    if method == "best":
+        # each candidate below is safe for its own method, hence for the minimum
+        return max(calibrate_pure_composition(epsilon, delta, k, m,
+                                              bounded_range=bounded_range)
+                   for m in ("optimal", "advanced", "zcdp"))
+    e0 = _calibrate_pure(epsilon, delta, k, method, bounded_range)
+    # safe by rounding: plugged back into the forward computation, epsilon is not exceeded
+    while _pure_eps_forward(e0, k, delta, method, bounded_range) > epsilon:
+        e0 *= 1.0 - 1e-12
+    return e0
 
 
 # --------------------------------------------------------------------------------------
