@@ -72,6 +72,7 @@ __all__ = [
 ]
 
 _LOG_HALF = math.log(0.5)
+_LN2 = math.log(2.0)
 _SQRT2 = math.sqrt(2.0)
 
 # Fractional orders between 1 and 11 (0.1 apart, plus a few close to 1), every integer
@@ -166,8 +167,6 @@ def _log1mexp(x):
     return math.log1p(-math.exp(x))
 
 
-_LN2 = math.log(2.0)
-
 
 def _log1mexp_arr(x):
     x = np.asarray(x, dtype=float)
@@ -182,15 +181,13 @@ def _log1mexp_arr(x):
 def _root_increasing(fun, lo, hi, *, want="below", rtol=4 * np.finfo(float).eps):
     """Root of an increasing function with a guaranteed side.
 
-    ``fun(lo) <= 0 < fun(hi)`` is assumed. Returns ``x`` with ``fun(x) <= 0`` if
-    ``want == "below"`` (the largest such x up to ``rtol``), else ``x`` with
-    ``fun(x) > 0``... more precisely ``fun(x) >= 0`` for ``want == "above"``.
+    ``fun(lo) <= 0 <= fun(hi)`` is assumed. Returns a point within about ``rtol`` of the
+    root with ``fun(x) <= 0`` if ``want == "below"``, or ``fun(x) >= 0`` if
+    ``want == "above"`` (Brent's method, then polished to the requested side).
     """
     flo, fhi = fun(lo), fun(hi)
     if flo > 0 or fhi < 0:  # pragma: no cover - internal misuse
         raise RuntimeError("root not bracketed")
-    if flo == 0 and want == "below":
-        pass
     try:
         x = optimize.brentq(fun, lo, hi, xtol=1e-300, rtol=rtol, maxiter=200)
     except ValueError:  # flat / infinite values: fall back to bisection
@@ -1242,7 +1239,7 @@ def _calibrate_pure(epsilon, delta, k, method, bounded_range):
         def fun(e0):
             return _advanced_epsilon(e0, k, delta) - epsilon
         hi = basic
-        while fun(hi) <= 0:  # pragma: no cover - advanced is >= basic for k >= 1? no
+        while fun(hi) <= 0:  # the advanced bound exceeds basic composition for large eps0
             hi *= 2.0
         adv = _root_increasing(fun, 0.0, hi, want="below")
         return max(adv, basic)
