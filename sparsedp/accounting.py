@@ -671,7 +671,10 @@ class _SampledGaussianRDP:
                     s0 = t0 + ii * inv + special.log_ndtr((z0 - i) / z)
                     s1 = t1 + jj * inv + special.log_ndtr((j - z0) / z)
                     terms = np.logaddexp(s0, s1)
-                    total = special.logsumexp(terms, axis=1)
+                    m = terms.max(axis=1)
+                    m_safe = np.where(np.isfinite(m), m, 0.0)
+                    total = m_safe + np.log(np.exp(terms - m_safe[:, None]).sum(axis=1))
+                    total = np.where(np.isfinite(m), total, m)
                     tail = terms[:, -3:]
                     converged = (
                         np.all(np.diff(s0[:, -3:], axis=1) < 0, axis=1)

@@ -247,7 +247,7 @@ def test_rdp_sampled_gaussian_per_order(q, z):
     theirs = R._compute_rdp_poisson_subsampled_gaussian(q, z, DEFAULT_ORDERS)
     ok = np.isfinite(theirs)
     # never below (an upper bound at least as large as the series), and essentially equal
-    assert np.all(ours[ok] >= theirs[ok] * (1 - 1e-9))
+    assert np.all(ours[ok] >= theirs[ok] * (1 - 1e-9) - 1e-13)  # float log-sum-exp noise
     # equal up to series truncation, except at orders whose fractional series we do not
     # declare converged (then capped by the plain Gaussian value: still valid)
     close = np.isclose(ours[ok], theirs[ok], rtol=1e-3)
