@@ -1539,10 +1539,6 @@ class PrivacyLedger:
             noise scale ``sigma = z Delta_2`` is displayed).
         relation : {"replace-one", "add-remove"}, default="replace-one"
             Neighbouring relation under which the sensitivity holds.
-
-        Returns
-        -------
-        self : PrivacyLedger
         """
         self._add(_Entry(name, "gaussian", self._count(count), _check_relation(relation),
                          self._sens(sensitivity), noise_multiplier=_check_noise(noise_multiplier)))
