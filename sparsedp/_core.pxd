@@ -114,3 +114,48 @@ cdef inline void update_margin(
     cdef Py_ssize_t k
     for k in range(start, end):
         margin[indices[k]] += delta * data[k]
+
+
+# ---- cached derivatives ------------------------------------------------------
+# Kernels that read a column's gradient more often than they move w (DP-CD with
+# a sparse iterate, DP-GCD) keep d_i = loss'(z_i, y_i) next to the margin, so a
+# gradient costs no exp; the cache is refreshed only on the rows a step touches.
+
+cdef inline double column_gradient_cached(
+    const double* data,
+    const index_t* indices,
+    Py_ssize_t start,
+    Py_ssize_t end,
+    const double* deriv,
+    double clip_at,
+) noexcept nogil:
+    """Sum over the column's nonzeros of clip(X_ij * d_i, clip_at) (not divided by n)."""
+    cdef Py_ssize_t k
+    cdef double g = 0.0
+    if clip_at == INFINITY:
+        for k in range(start, end):
+            g += data[k] * deriv[indices[k]]
+    else:
+        for k in range(start, end):
+            g += clip(data[k] * deriv[indices[k]], clip_at)
+    return g
+
+
+cdef inline void update_margin_cached(
+    int kind,
+    const double* data,
+    const index_t* indices,
+    Py_ssize_t start,
+    Py_ssize_t end,
+    double* margin,
+    double* deriv,
+    const double* y,
+    double delta,
+) noexcept nogil:
+    """margin += delta * X[:, j] and refresh d_i = loss'(z_i, y_i) on those rows."""
+    cdef Py_ssize_t k
+    cdef index_t i
+    for k in range(start, end):
+        i = indices[k]
+        margin[i] += delta * data[k]
+        deriv[i] = loss_derivative(kind, margin[i], y[i])

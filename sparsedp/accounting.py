@@ -1498,6 +1498,7 @@ class PrivacyLedger:
         self._delta = None if delta is None else _check_delta(delta)
         self.relation = _check_relation(relation)
         self.entries = []
+        self.leaks = []
         self.method = None
 
     # ---- recording -----------------------------------------------------------------
@@ -1644,6 +1645,21 @@ class PrivacyLedger:
                          self._sens(sensitivity), noise_multiplier=_check_noise(noise_multiplier),
                          sampling_rate=_check_sampling_rate(sampling_rate)))
 
+    def add_leak(self, name, description):
+        """Record a quantity computed from the data without spending budget.
+
+        The fit is then **not** (epsilon, delta)-DP as reported: :attr:`private` turns
+        False and ``str()`` says what leaked.  Solvers record a leak when, for
+        instance, smoothness constants are computed from the data (and emit a
+        :class:`~sparsedp.exceptions.PrivacyLeakWarning`).
+        """
+        self.leaks.append((str(name), str(description)))
+
+    @property
+    def private(self):
+        """False if any data-dependent quantity was computed without budget."""
+        return not self.leaks
+
     # ---- accounting ------------------------------------------------------------------
     @property
     def delta(self):
@@ -1743,6 +1759,14 @@ class PrivacyLedger:
                 for g, s in zip(glist, shares):
                     total += min(c[0] for c in self._group_candidates(g, delta * s))
                 cands.append((total, "split"))
+            # a purely pure-DP group may take no delta at all (basic composition)
+            for i, g in enumerate(glist):
+                if all(e.pure_epsilon is not None for e in g):
+                    total = sum(e.count * e.pure_epsilon for e in g)
+                    for h in glist[:i] + glist[i + 1:]:
+                        total += min(c[0] for c in self._group_candidates(
+                            h, delta / (len(glist) - 1)))
+                    cands.append((total, "split"))
         eps, method = min(cands, key=lambda c: c[0])
         self.method = method
         return (eps, method) if return_method else eps
@@ -1761,9 +1785,12 @@ class PrivacyLedger:
             lines.append("  (no mechanism recorded)")
         for e in self.entries:
             lines.append("  - " + e.describe())
+        for name, description in self.leaks:
+            lines.append(f"  ! NOT PRIVATE: {name}: {description}")
         if self._delta is not None:
             eps, method = self.get_epsilon(self._delta, return_method=True)
-            lines.append(f"Total: ({eps:.6g}, {self._delta:.3g})-DP [{method}]")
+            caveat = "" if self.private else " (void: see the leaks above)"
+            lines.append(f"Total: ({eps:.6g}, {self._delta:.3g})-DP [{method}]{caveat}")
         else:
             lines.append("Total: set a delta to compute epsilon")
         return "\n".join(lines)

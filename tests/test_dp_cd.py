@@ -1,0 +1,280 @@
+"""DP-CD: against the exact solver, an independent reference implementation, the
+noise law it was calibrated for, and the clipped gradient's sensitivity."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy import stats
+
+from problems import make_sparse_problem
+from sparsedp._dp_cd_fast import dp_cd_steps
+from sparsedp.accounting import calibrate_gaussian, gaussian_epsilon
+from sparsedp.datafits import Logistic, Squared
+from sparsedp.exceptions import PrivacyLeakWarning
+from sparsedp.penalties import L1, L2, ElasticNet
+from sparsedp.solvers import dp_cd, exact
+
+CASES = [
+    (Squared(), L1(0.02), False),
+    (Squared(), ElasticNet(0.02, 0.5), False),
+    (Logistic(), L1(0.01), True),
+    (Logistic(), L2(0.01), True),
+]
+
+
+def reference_dp_cd(X, y, datafit, penalty, M, clip, sigma, step_size, T, K, seed,
+                    averaging=True):
+    """Naive DP-CD (dense numpy, O(p) average per step) on the same random stream."""
+    rng = np.random.default_rng(seed)
+    X = X.toarray()
+    n, p = X.shape
+    C = np.sqrt(M / M.sum()) * clip
+    w = np.zeros(p)
+    for _ in range(T):
+        theta = w.copy()
+        iterates = []
+        for _ in range(K):
+            j = int(rng.integers(0, p))
+            terms = X[:, j] * datafit.derivative(X @ theta, y)
+            g = np.clip(terms, -C[j], C[j]).sum() / n
+            if sigma[j] > 0:
+                g += sigma[j] * rng.standard_normal()
+            gamma = step_size / M[j]
+            theta[j] = penalty.prox(np.array([theta[j] - gamma * g]), gamma)[0]
+            iterates.append(theta.copy())
+        w = np.mean(iterates, axis=0) if averaging else theta.copy()
+    return w
+
+
+@pytest.mark.parametrize("datafit,penalty,logistic", CASES)
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_noiseless_reaches_exact_solution(datafit, penalty, logistic, index_dtype):
+    X, y = make_sparse_problem(n=80, p=30, logistic=logistic, index_dtype=index_dtype)
+    ref = exact(X, y, datafit, penalty)
+    M = datafit.smoothness(X)
+    for kwargs in ({"averaging": False}, {"outer": 300}):
+        res = dp_cd(X, y, datafit, penalty, epsilon=math.inf, delta=1e-5, passes=300,
+                    clip=math.inf, smoothness=M, random_state=0, **kwargs)
+        assert abs(res.objective - ref.objective) <= 1e-9 * ref.objective
+        np.testing.assert_allclose(res.coef, ref.coef, atol=1e-6)
+
+
+def test_averaged_convex_setting_converges_slowly_but_surely():
+    """T = 1: the average of all iterates; its error decreases with the passes."""
+    X, y = make_sparse_problem(n=80, p=30)
+    ref = exact(X, y, Squared(), L1(0.02))
+    M = Squared().smoothness(X)
+    errs = [dp_cd(X, y, Squared(), L1(0.02), epsilon=math.inf, delta=1e-5, passes=k,
+                  clip=math.inf, smoothness=M, random_state=0).objective / ref.objective - 1
+            for k in (10, 100, 1000)]
+    assert errs[0] > errs[1] > errs[2] and errs[2] < 0.01
+
+
+@pytest.mark.parametrize("datafit,penalty,logistic", CASES)
+@pytest.mark.parametrize("averaging,outer", [(True, 1), (True, 3), (False, 2)])
+def test_matches_naive_reference_on_the_same_random_stream(datafit, penalty, logistic,
+                                                           averaging, outer):
+    """Lazy averaging, incremental margins and clipping equal a naive O(p) version."""
+    X, y = make_sparse_problem(n=50, p=12, logistic=logistic, seed=4)
+    M = datafit.smoothness(X)
+    clip, step, passes, seed = 0.5, 0.7, 6, 11
+    res = dp_cd(X, y, datafit, penalty, epsilon=2.0, delta=1e-4, passes=passes,
+                clip=clip, step_size=step, outer=outer, smoothness=M,
+                averaging=averaging, random_state=seed)
+    K = res.info["inner_steps"]
+    assert K * outer == passes * 12
+    ref = reference_dp_cd(X, y, datafit, penalty, M, clip, res.info["noise_scales"],
+                          step, outer, K, seed, averaging)
+    np.testing.assert_allclose(res.coef, ref, rtol=1e-10, atol=1e-12)
+
+
+def test_same_seed_same_result_different_seed_different_result():
+    X, y = make_sparse_problem()
+    M = Squared().smoothness(X)
+    kw = dict(epsilon=1.0, delta=1e-5, passes=3, clip=1.0, smoothness=M)
+    a = dp_cd(X, y, Squared(), L1(0.01), random_state=5, **kw).coef
+    b = dp_cd(X, y, Squared(), L1(0.01), random_state=5, **kw).coef
+    c = dp_cd(X, y, Squared(), L1(0.01), random_state=6, **kw).coef
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_noise_is_calibrated_exactly():
+    """sigma_j = z * 2 C_j / n with z the exact GDP multiplier for T K releases."""
+    X, y = make_sparse_problem(n=100, p=20)
+    M = Squared().smoothness(X)
+    res = dp_cd(X, y, Squared(), L1(0.01), epsilon=0.5, delta=1e-6, passes=4, outer=2,
+                clip=3.0, smoothness=M, random_state=0)
+    steps = 4 * 20
+    z = res.info["noise_multiplier"]
+    assert z == calibrate_gaussian(0.5, 1e-6, steps)
+    assert gaussian_epsilon(z, steps, 1e-6) <= 0.5
+    assert gaussian_epsilon(z * (1 - 1e-6), steps, 1e-6) > 0.5  # tight
+    C = np.sqrt(M / M.sum()) * 3.0
+    np.testing.assert_allclose(res.info["clip_thresholds"], C, rtol=1e-14)
+    np.testing.assert_allclose(res.info["noise_scales"], z * 2 * C / 100, rtol=1e-14)
+    assert res.privacy.epsilon <= 0.5 and res.privacy.private
+
+
+def test_one_step_noise_has_the_calibrated_law():
+    """p = 1, one step, no penalty: coef = -gamma (g + eta); eta ~ N(0, sigma^2)."""
+    n = 40
+    rng = np.random.default_rng(0)
+    X = sp.csc_array(rng.standard_normal((n, 1)))
+    y = rng.standard_normal(n)
+    M = Squared().smoothness(X)
+    clip, eps, delta = 0.8, 1.0, 1e-5
+    g = np.clip(X.toarray()[:, 0] * Squared().derivative(np.zeros(n), y),
+                -clip, clip).sum() / n
+    sigma = calibrate_gaussian(eps, delta, 1) * 2 * clip / n
+    eta = np.array([
+        -dp_cd(X, y, Squared(), None, epsilon=eps, delta=delta, passes=1, clip=clip,
+               smoothness=M, random_state=s).coef[0] * M[0] - g
+        for s in range(4000)])
+    # sample variance within 4 standard errors (sqrt(2/N) relative), mean within 4 s.e.
+    assert abs(eta.var() / sigma**2 - 1) < 4 * math.sqrt(2 / eta.size)
+    assert abs(eta.mean()) < 4 * sigma / math.sqrt(eta.size)
+    assert stats.kstest(eta / sigma, "norm").pvalue > 1e-3
+
+
+@pytest.mark.parametrize("datafit,logistic", [(Squared(), False), (Logistic(), True)])
+def test_clipped_gradient_sensitivity_is_at_most_2C_over_n(datafit, logistic):
+    """Between random replace-one neighbours (with extreme records), at random
+    iterates, the kernel's clipped coordinate gradient moves by <= 2 C_j / n."""
+    rng = np.random.default_rng(1)
+    n, p = 30, 6
+    C = rng.uniform(0.1, 2.0, size=p)
+    worst = 0.0
+    for trial in range(300):
+        X, y = make_sparse_problem(n=n, p=p, density=0.5, seed=trial, logistic=logistic)
+        Xd = X.toarray()
+        Xn, yn = Xd.copy(), y.copy()
+        i = rng.integers(n)
+        Xn[i] = rng.standard_normal(p) * 10 ** rng.uniform(-2, 3)
+        yn[i] = rng.choice([-1.0, 1.0]) if logistic else rng.standard_normal() * 100
+        theta = rng.standard_normal(p)
+        grads = []
+        for A, b in ((Xd, y), (Xn, yn)):
+            A = sp.csc_array(A)
+            th = theta.copy()
+            margin = A @ th
+            deriv = datafit.derivative(margin, b)
+            gen = np.random.default_rng(trial)  # same coordinate on both sides
+            dp_cd_steps(datafit.kind, A.data, A.indices, A.indptr, b, th, margin,
+                        deriv, np.zeros(p), np.ones(p, dtype=np.int64), False, 0, 1,
+                        np.ones(p), C, np.zeros(p), 0.0, 0.0, gen)
+            j = int(np.random.default_rng(trial).integers(0, p))
+            # gamma_j = 1, no penalty: theta_j moves by exactly -g_j
+            grads.append((j, theta[j] - th[j]))
+            # independent computation of the clipped gradient
+            expect = np.clip(A.toarray()[:, j] * datafit.derivative(A @ theta, b),
+                             -C[j], C[j]).sum() / n
+            assert grads[-1][1] == pytest.approx(expect, rel=1e-12, abs=1e-15)
+        (j, g1), (_, g2) = grads
+        ratio = abs(g1 - g2) / (2 * C[j] / n)
+        assert ratio <= 1 + 1e-12
+        worst = max(worst, ratio)
+    assert worst > 0.9  # the bound is nearly attained: the test can fail
+
+
+def test_private_smoothness_is_laplace_with_the_right_scale():
+    """DP-CD-P: clipped per-sample constants + Lap(p b_j / (n eps'))."""
+    from sparsedp.solvers._smoothness import private_smoothness
+    X, y = make_sparse_problem(n=200, p=5, density=0.8)
+    bounds = np.full(5, 1.5)
+    b = Squared().beta * bounds**2
+    clipped = np.minimum(Squared().beta * X.toarray()**2, b).mean(axis=0)
+    draws = np.array([private_smoothness(X, Squared(), 0.3, bounds,
+                                         np.random.default_rng(s))[0]
+                      for s in range(3000)])
+    scale = 5 * b / (200 * 0.3)
+    floor = b / 200
+    assert np.all(draws >= floor)
+    for j in range(5):  # law: max(clipped_j + Lap(scale_j), floor_j)
+        def cdf(t, j=j):
+            return np.where(t < floor[j], 0.0,
+                            stats.laplace.cdf(t, loc=clipped[j], scale=scale[j]))
+        assert stats.kstest(draws[:, j], cdf).pvalue > 1e-3
+    # a twice-too-small scale is rejected (the test can fail)
+    assert stats.kstest(draws[:, 0], lambda t: np.where(
+        t < floor[0], 0.0, stats.laplace.cdf(t, loc=clipped[0], scale=scale[0] / 2))
+    ).pvalue < 1e-6
+
+
+def test_dp_cd_p_accounts_the_whole_budget():
+    X, y = make_sparse_problem(n=200, p=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        res = dp_cd(X, y, Squared(), L1(0.01), epsilon=1.0, delta=1e-5, passes=2,
+                    clip=1.0, smoothness=0.1, feature_bounds=5.0, random_state=0)
+    assert res.privacy.private
+    assert res.privacy.epsilon <= 1.0 + 1e-9
+    assert res.privacy.epsilon > 0.99
+    assert res.info["noise_multiplier"] == calibrate_gaussian(0.9, 1e-5, 20)
+    assert "laplace" in str(res.privacy) and "gaussian" in str(res.privacy)
+
+
+def test_smoothness_from_data_warns_and_is_reported():
+    X, y = make_sparse_problem()
+    with pytest.warns(PrivacyLeakWarning, match="smoothness constants"):
+        res = dp_cd(X, y, Squared(), L1(0.01), epsilon=1.0, delta=1e-5, passes=1,
+                    clip=1.0, random_state=0)
+    assert not res.privacy.private
+    assert "NOT PRIVATE" in str(res.privacy)
+    with pytest.warns(PrivacyLeakWarning, match="feature bounds"):
+        dp_cd(X, y, Squared(), L1(0.01), epsilon=1.0, delta=1e-5, passes=1, clip=1.0,
+              smoothness=0.2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        dp_cd(X, y, Squared(), L1(0.01), epsilon=math.inf, delta=1e-5, passes=1,
+              clip=1.0, random_state=0)  # nothing private, nothing to warn about
+
+
+def test_trace_records_the_objective_of_the_would_be_output():
+    X, y = make_sparse_problem(n=60, p=20)
+    M = Squared().smoothness(X)
+    res = dp_cd(X, y, Squared(), L1(0.01), epsilon=math.inf, delta=1e-5, passes=6,
+                outer=2, clip=math.inf, smoothness=M, random_state=0, trace=True,
+                trace_every=1.5)
+    np.testing.assert_allclose(res.trace["passes"], [1.5, 3.0, 4.5, 6.0])
+    assert res.trace["objective"][-1] == pytest.approx(res.objective, rel=1e-12)
+    assert res.trace["objective"][-1] < res.trace["objective"][0]
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    ({"epsilon": 0.0}, "epsilon must be positive"),
+    ({"epsilon": -1.0}, "epsilon must be positive"),
+    ({"epsilon": float("nan")}, "epsilon must be positive"),
+    ({"delta": 0.0}, "delta must be in"),
+    ({"delta": 1.0}, "delta must be in"),
+    ({"passes": 0}, "passes must be positive"),
+    ({"clip": -1.0}, "clip must be positive"),
+    ({"clip": math.inf}, "finite clip is required"),
+    ({"step_size": 0.0}, "step_size must be positive"),
+    ({"outer": 0}, "outer must be an integer"),
+    ({"smoothness": 1.5}, r"fraction of epsilon"),
+    ({"smoothness": np.ones(3)}, r"shape \(40,\)"),
+    ({"smoothness": -np.ones(40)}, "non-negative"),
+])
+def test_bad_arguments_raise_clear_errors(kwargs, match):
+    X, y = make_sparse_problem()
+    args = dict(epsilon=1.0, delta=1e-5, passes=1, clip=1.0,
+                smoothness=np.ones(40), random_state=0)
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=match):
+        dp_cd(X, y, Squared(), L1(0.01), **args)
+
+
+def test_bad_data_raise_clear_errors():
+    X, y = make_sparse_problem()
+    kw = dict(epsilon=1.0, delta=1e-5, passes=1, clip=1.0, smoothness=np.ones(40))
+    with pytest.raises(ValueError, match="labels"):
+        dp_cd(X, y, Logistic(), None, **kw)
+    with pytest.raises(ValueError):
+        dp_cd(X, y[:-1], Squared(), None, **kw)
+    Xn = X.copy()
+    Xn.data[0] = np.nan
+    with pytest.raises(ValueError, match="NaN|nan|finite"):
+        dp_cd(Xn, y, Squared(), None, **kw)
