@@ -29,29 +29,34 @@ cdef inline double loss_value(int kind, double z, double y) noexcept nogil:
         return (z - y) * (z - y)
     t = -y * z
     if t > 0:
-        return t + log1p(exp(-t))
-    return log1p(exp(t))
+        return t + log1p(exp(-t)) if t < 700.0 else t
+    return log1p(exp(t)) if t > -700.0 else 0.0
 
 
 cdef inline double loss_derivative(int kind, double z, double y) noexcept nogil:
     """Derivative of the per-sample loss in the margin z."""
-    cdef double e
+    cdef double a, e, s, t
     if kind == SQUARED:
         return 2.0 * (z - y)
-    # -y * sigmoid(-y z), without overflow
-    if y * z > 0:
-        e = exp(-y * z)
-        return -y * e / (1.0 + e)
-    return -y / (1.0 + exp(y * z))
+    # -y * sigmoid(-y z) from e = exp(-|y z|) <= 1 (no overflow), without a
+    # branch on the sign of y z (data-dependent: mispredicted half the time).
+    # Beyond |y z| = 700 the exponential would underflow (below 1e-304, through
+    # libm's slow path): it is taken as 0.
+    t = y * z
+    a = fabs(t)
+    e = exp(-a) if a < 700.0 else 0.0
+    s = 1.0 / (1.0 + e)
+    return -y * (e * s if t > 0 else s)
 
 
 cdef inline double clip(double x, double c) noexcept nogil:
-    """Clip x to [-c, c] (c = INFINITY: no clipping)."""
-    if x > c:
-        return c
-    if x < -c:
-        return -c
-    return x
+    """Clip x to [-c, c] (c = INFINITY: no clipping).
+
+    Written as two selects that compile to minsd/maxsd (branch-free): the sign of a clipped term is data-dependent and
+    a branch on it is mispredicted half the time.
+    """
+    cdef double t = x if x < c else c
+    return t if t > -c else -c
 
 
 cdef inline double soft_threshold(double x, double t) noexcept nogil:
@@ -115,47 +120,3 @@ cdef inline void update_margin(
     for k in range(start, end):
         margin[indices[k]] += delta * data[k]
 
-
-# ---- cached derivatives ------------------------------------------------------
-# Kernels that read a column's gradient more often than they move w (DP-CD with
-# a sparse iterate, DP-GCD) keep d_i = loss'(z_i, y_i) next to the margin, so a
-# gradient costs no exp; the cache is refreshed only on the rows a step touches.
-
-cdef inline double column_gradient_cached(
-    const double* data,
-    const index_t* indices,
-    Py_ssize_t start,
-    Py_ssize_t end,
-    const double* deriv,
-    double clip_at,
-) noexcept nogil:
-    """Sum over the column's nonzeros of clip(X_ij * d_i, clip_at) (not divided by n)."""
-    cdef Py_ssize_t k
-    cdef double g = 0.0
-    if clip_at == INFINITY:
-        for k in range(start, end):
-            g += data[k] * deriv[indices[k]]
-    else:
-        for k in range(start, end):
-            g += clip(data[k] * deriv[indices[k]], clip_at)
-    return g
-
-
-cdef inline void update_margin_cached(
-    int kind,
-    const double* data,
-    const index_t* indices,
-    Py_ssize_t start,
-    Py_ssize_t end,
-    double* margin,
-    double* deriv,
-    const double* y,
-    double delta,
-) noexcept nogil:
-    """margin += delta * X[:, j] and refresh d_i = loss'(z_i, y_i) on those rows."""
-    cdef Py_ssize_t k
-    cdef index_t i
-    for k in range(start, end):
-        i = indices[k]
-        margin[i] += delta * data[k]
-        deriv[i] = loss_derivative(kind, margin[i], y[i])

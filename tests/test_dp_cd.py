@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from scipy import stats
 
 from problems import make_sparse_problem
-from sparsedp._dp_cd_fast import dp_cd_steps
+from sparsedp._dp_cd_fast import dp_cd_steps, pack_columns, pack_coordinates
 from sparsedp.accounting import calibrate_gaussian, gaussian_epsilon
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.exceptions import PrivacyLeakWarning
@@ -26,8 +26,8 @@ CASES = [
 
 def reference_dp_cd(X, y, datafit, penalty, M, clip, sigma, step_size, T, K, seed,
                     averaging=True):
-    """Naive DP-CD (dense numpy, O(p) average per step) on the same random stream."""
-    rng = np.random.default_rng(seed)
+    """Naive DP-CD (dense numpy, O(p) average per step) on the same random streams."""
+    rng_index, rng_noise = np.random.default_rng(seed).spawn(2)
     X = X.toarray()
     n, p = X.shape
     C = np.sqrt(M / M.sum()) * clip
@@ -36,11 +36,11 @@ def reference_dp_cd(X, y, datafit, penalty, M, clip, sigma, step_size, T, K, see
         theta = w.copy()
         iterates = []
         for _ in range(K):
-            j = int(rng.integers(0, p))
+            j = int(rng_index.integers(0, p))
             terms = X[:, j] * datafit.derivative(X @ theta, y)
             g = np.clip(terms, -C[j], C[j]).sum() / n
             if sigma[j] > 0:
-                g += sigma[j] * rng.standard_normal()
+                g += sigma[j] * rng_noise.standard_normal()
             gamma = step_size / M[j]
             theta[j] = penalty.prox(np.array([theta[j] - gamma * g]), gamma)[0]
             iterates.append(theta.copy())
@@ -158,13 +158,13 @@ def test_clipped_gradient_sensitivity_is_at_most_2C_over_n(datafit, logistic):
         grads = []
         for A, b in ((Xd, y), (Xn, yn)):
             A = sp.csc_array(A)
-            th = theta.copy()
-            margin = A @ th
+            coords = pack_coordinates(A.indptr, np.ones(p), C, np.zeros(p), theta)
+            th = coords["theta"]
+            margin = A @ theta
             deriv = datafit.derivative(margin, b)
             gen = np.random.default_rng(trial)  # same coordinate on both sides
-            dp_cd_steps(datafit.kind, A.data, A.indices, A.indptr, b, th, margin,
-                        deriv, np.zeros(p), np.ones(p, dtype=np.int64), False, 0, 1,
-                        np.ones(p), C, np.zeros(p), 0.0, 0.0, gen)
+            dp_cd_steps(datafit.kind, pack_columns(A), b, coords, margin, deriv, False,
+                        0, 1, 0.0, 0.0, gen, np.random.default_rng(0))
             j = int(np.random.default_rng(trial).integers(0, p))
             # gamma_j = 1, no penalty: theta_j moves by exactly -g_j
             grads.append((j, theta[j] - th[j]))

@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-from .._dp_cd_fast import dp_cd_steps
+from .._dp_cd_fast import dp_cd_steps, pack_columns, pack_coordinates
 from .._validation import check_X_y, check_random_state
 from ..accounting import PrivacyLedger, calibrate_gaussian
 from ..penalties import as_penalty
@@ -150,27 +150,27 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         z = 0.0
         sigma = np.zeros(p)
     steps = np.divide(step_size, M, out=np.zeros(p), where=M > 0)
+    index_gen, noise_gen = split_generator(generator)
 
     w = np.zeros(p)
-    theta = np.zeros(p)
-    wsum = np.zeros(p)
-    stamp = np.ones(p, dtype=np.int64)
+    nonzeros = pack_columns(X)
+    coords = pack_coordinates(X.indptr, steps, C, sigma, w)
+    theta, wsum, stamp = coords["theta"], coords["wsum"], coords["stamp"]  # views
     every = max(1, int(round(trace_every * p)))
     passes_done, values = [], []
     moves = 0
     for t in range(T):
         theta[:] = w
-        margin = X @ theta
-        deriv = datafit.derivative(margin, y)
         wsum[:] = 0.0
         stamp[:] = 1
+        margin = X @ w
+        deriv = datafit.derivative(margin, y)
         k = 0
         while k < K:
             todo = min(K - k, every - (t * K + k) % every) if trace else K
             moves += dp_cd_steps(
-                datafit.kind, X.data, X.indices, X.indptr, y, theta, margin, deriv,
-                wsum, stamp, averaging, k, todo, steps, C, sigma,
-                penalty.l1, penalty.l2, generator)
+                datafit.kind, nonzeros, y, coords, margin, deriv, averaging, k, todo,
+                penalty.l1, penalty.l2, index_gen, noise_gen)
             k += todo
             if trace and ((t * K + k) % every == 0 or (t == T - 1 and k == K)):
                 current = _average(theta, wsum, stamp, k) if averaging else theta
@@ -186,6 +186,19 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         if trace else None
     return Result(coef=w, objective=value, n_iter=T * K, privacy=ledger, trace=tr,
                   info=info)
+
+
+def split_generator(generator):
+    """Two independent child generators: coordinate indices, then noise.
+
+    ``Generator.spawn`` (SeedSequence children) when the generator has a seed
+    sequence; otherwise children seeded from the generator's own stream.
+    """
+    try:
+        return tuple(generator.spawn(2))
+    except (TypeError, ValueError, AttributeError):
+        seeds = generator.integers(0, 2**63, size=(2, 4))
+        return tuple(np.random.default_rng(s) for s in seeds)
 
 
 def _average(theta, wsum, stamp, k):
