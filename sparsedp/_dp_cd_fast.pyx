@@ -19,21 +19,25 @@ cache misses, not its arithmetic.  Everything a step needs about coordinate j
 the nonzeros, the lazy-average state) is one 64-byte :data:`COORDINATE_DTYPE`
 row, and the column's nonzeros are (value, row) pairs (:data:`NONZERO_DTYPE`,
 CSC order): two dependent misses per step instead of five.  Coordinates come
-from their own generator, ``BATCH`` at a time (one index per step whatever the
-batching, so results do not depend on how steps are split into calls), and are
-prefetched in a two-stage pipeline: a row ``2 * LOOKAHEAD`` steps ahead, its
-nonzeros ``LOOKAHEAD`` steps ahead.
+from their own generator, ``BATCH`` at a time (``integers(0, p, BATCH)``, kept in
+a buffer that persists across calls, so results do not depend on how the steps
+are split into calls), and are prefetched in a two-stage pipeline: a row
+``2 * LOOKAHEAD`` steps ahead, its nonzeros ``LOOKAHEAD`` steps ahead.
 """
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint64_t
 from numpy.random cimport bitgen_t
-from numpy.random.c_distributions cimport (
-    random_standard_normal, random_bounded_uint64,
-)
+from numpy.random.c_distributions cimport random_standard_normal
 
 import numpy as np
 
 from ._core cimport clip, loss_derivative, prox_elastic_net
 from ._random cimport generator_bitgen
+
+cdef extern from "numpy/random/distributions.h":
+    # Generator.integers(0, p, size=cnt) fills with exactly this call
+    void random_bounded_uint64_fill(bitgen_t* state, uint64_t off, uint64_t rng,
+                                    Py_ssize_t cnt, bint use_masked,
+                                    uint64_t* out) noexcept nogil
 
 cdef extern from *:
     """
@@ -42,7 +46,7 @@ cdef extern from *:
     void prefetch "SPARSEDP_PREFETCH"(const void* addr) noexcept nogil
 
 cdef enum:
-    BATCH = 256     # coordinates drawn at a time
+    BATCH = 256     # coordinates drawn at a time (Generator.integers(0, p, BATCH))
     LOOKAHEAD = 8   # steps ahead at which a column's nonzeros are prefetched
 
 
@@ -96,6 +100,16 @@ def pack_coordinates(indptr, step_sizes, clip_thresholds, noise_scales, theta):
     return rows
 
 
+BATCH_SIZE = BATCH
+
+
+def index_buffer():
+    """An empty coordinate buffer for :func:`dp_cd_steps`: [next position, BATCH indices]."""
+    buf = np.zeros(BATCH + 1, dtype=np.int64)
+    buf[0] = BATCH  # empty: the first step draws a batch
+    return buf
+
+
 def dp_cd_steps(
     int kind,
     const Nonzero[::1] nonzeros,
@@ -108,6 +122,7 @@ def dp_cd_steps(
     Py_ssize_t n_steps,
     double l1,
     double l2,
+    int64_t[::1] indices,
     object index_generator,
     object noise_generator,
 ):
@@ -128,8 +143,11 @@ def dp_cd_steps(
         Maintain the lazy running sum of the iterates.
     k_start, n_steps : step range within the inner loop (0-based).
     l1, l2 : elastic-net penalty strengths.
+    indices : ndarray of int64, shape (BATCH + 1,)
+        Coordinate buffer (:func:`index_buffer`): ``indices[0]`` is the next
+        position, ``indices[1:]`` the current batch; updated in place.
     index_generator, noise_generator : numpy.random.Generator
-        Sources of the coordinates (one ``integers(0, p)`` per step) and of the
+        Sources of the coordinates (``integers(0, p, BATCH)`` per batch) and of the
         noise (one ``standard_normal()`` per step with ``sigma_j > 0``).
 
     Returns
@@ -141,26 +159,31 @@ def dp_cd_steps(
     cdef bitgen_t* rng_noise = generator_bitgen(noise_generator)
     cdef Py_ssize_t p = coords.shape[0]
     cdef double n = margin.shape[0]
-    cdef Py_ssize_t k, b, size, done = 0, n_moves = 0
+    cdef Py_ssize_t k, b, pos, size, done = 0, n_moves = 0
     cdef int64_t q, row
-    cdef Py_ssize_t batch[BATCH]
+    cdef int64_t* batch = &indices[1]
     cdef Coordinate* c
     cdef double grad, old, new, delta
+    if indices.shape[0] != BATCH + 1 or not 0 <= indices[0] <= BATCH:
+        raise ValueError("indices must come from index_buffer()")
     if p == 0 or n_steps <= 0:
         return 0
     with index_generator.bit_generator.lock, noise_generator.bit_generator.lock, nogil:
         while done < n_steps:
-            size = min(BATCH, n_steps - done)
-            for b in range(size):
-                batch[b] = <Py_ssize_t> random_bounded_uint64(rng_index, 0, p - 1, 0, 0)
-            for b in range(min(2 * LOOKAHEAD, size)):
-                prefetch(&coords[batch[b]])
-            for b in range(min(LOOKAHEAD, size)):
-                prefetch(&nonzeros[coords[batch[b]].start])
-            for b in range(size):
-                if b + 2 * LOOKAHEAD < size:
+            pos = indices[0]
+            if pos == BATCH:
+                random_bounded_uint64_fill(rng_index, 0, p - 1, BATCH, False,
+                                           <uint64_t*> batch)
+                pos = 0
+                for b in range(2 * LOOKAHEAD):
+                    prefetch(&coords[batch[b]])
+                for b in range(LOOKAHEAD):
+                    prefetch(&nonzeros[coords[batch[b]].start])
+            size = min(BATCH - pos, n_steps - done)
+            for b in range(pos, pos + size):
+                if b + 2 * LOOKAHEAD < BATCH:
                     prefetch(&coords[batch[b + 2 * LOOKAHEAD]])
-                if b + LOOKAHEAD < size:
+                if b + LOOKAHEAD < BATCH:
                     prefetch(&nonzeros[coords[batch[b + LOOKAHEAD]].start])
                 c = &coords[batch[b]]
                 grad = 0.0
@@ -182,10 +205,11 @@ def dp_cd_steps(
                     deriv[row] = loss_derivative(kind, margin[row], y[row])
                 if average:
                     # old held for the iterates stamp .. k; new from k + 1 on
-                    k = k_start + done + b
+                    k = k_start + done + b - pos
                     c.wsum += old * (k + 1 - c.stamp)
                     c.stamp = k + 1
                 c.theta = new
                 n_moves += 1
+            indices[0] = pos + size
             done += size
     return n_moves

@@ -9,7 +9,9 @@ import scipy.sparse as sp
 from scipy import stats
 
 from problems import make_sparse_problem
-from sparsedp._dp_cd_fast import dp_cd_steps, pack_columns, pack_coordinates
+from sparsedp._dp_cd_fast import (
+    BATCH_SIZE as BATCH, dp_cd_steps, index_buffer, pack_columns, pack_coordinates,
+)
 from sparsedp.accounting import calibrate_gaussian, gaussian_epsilon
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.exceptions import PrivacyLeakWarning
@@ -28,6 +30,8 @@ def reference_dp_cd(X, y, datafit, penalty, M, clip, sigma, step_size, T, K, see
                     averaging=True):
     """Naive DP-CD (dense numpy, O(p) average per step) on the same random streams."""
     rng_index, rng_noise = np.random.default_rng(seed).spawn(2)
+    n_steps = T * K
+    coordinates = rng_index.integers(0, X.shape[1], size=-(-n_steps // BATCH) * BATCH)
     X = X.toarray()
     n, p = X.shape
     C = np.sqrt(M / M.sum()) * clip
@@ -36,7 +40,7 @@ def reference_dp_cd(X, y, datafit, penalty, M, clip, sigma, step_size, T, K, see
         theta = w.copy()
         iterates = []
         for _ in range(K):
-            j = int(rng_index.integers(0, p))
+            j, coordinates = int(coordinates[0]), coordinates[1:]
             terms = X[:, j] * datafit.derivative(X @ theta, y)
             g = np.clip(terms, -C[j], C[j]).sum() / n
             if sigma[j] > 0:
@@ -164,8 +168,8 @@ def test_clipped_gradient_sensitivity_is_at_most_2C_over_n(datafit, logistic):
             deriv = datafit.derivative(margin, b)
             gen = np.random.default_rng(trial)  # same coordinate on both sides
             dp_cd_steps(datafit.kind, pack_columns(A), b, coords, margin, deriv, False,
-                        0, 1, 0.0, 0.0, gen, np.random.default_rng(0))
-            j = int(np.random.default_rng(trial).integers(0, p))
+                        0, 1, 0.0, 0.0, index_buffer(), gen, np.random.default_rng(0))
+            j = int(np.random.default_rng(trial).integers(0, p, size=BATCH)[0])
             # gamma_j = 1, no penalty: theta_j moves by exactly -g_j
             grads.append((j, theta[j] - th[j]))
             # independent computation of the clipped gradient
