@@ -236,6 +236,14 @@ def test_smoothness_from_data_warns_and_is_reported():
               clip=1.0, random_state=0)  # nothing private, nothing to warn about
 
 
+def test_trace_with_privacy_is_a_recorded_leak():
+    X, y = make_sparse_problem(n=60, p=20)
+    with pytest.warns(PrivacyLeakWarning, match="trace"):
+        res = dp_cd(X, y, Squared(), L1(0.01), epsilon=1.0, delta=1e-5, passes=2,
+                    clip=1.0, smoothness=np.ones(20), random_state=0, trace=True)
+    assert not res.privacy.private and "trace" in str(res.privacy)
+
+
 def test_trace_records_the_objective_of_the_would_be_output():
     X, y = make_sparse_problem(n=60, p=20)
     M = Squared().smoothness(X)

@@ -16,7 +16,7 @@ from ..accounting import PrivacyLedger, calibrate_gaussian
 from ..penalties import as_penalty
 from ._exact import check_datafit
 from ._result import Result
-from ._smoothness import clip_thresholds, resolve_smoothness
+from ._smoothness import _leak, clip_thresholds, resolve_smoothness
 
 __all__ = ["dp_cd"]
 
@@ -92,12 +92,17 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         Source of the coordinate choices and of the noise (reproducible).
     trace : bool, default=False
         Record the objective of the would-be output every ``trace_every`` passes.
+        The trace is computed on the training data without noise: a diagnostic
+        for experiments, not covered by the guarantee (a
+        ``PrivacyLeakWarning`` is emitted and the leak recorded when epsilon is
+        finite).
     trace_every : float, default=1.0
 
     Returns
     -------
     Result
-        ``coef``, ``objective``, ``n_iter`` (coordinate updates T K), ``privacy``
+        ``coef`` (the private output), ``objective`` (F at coef on the training
+        data: a diagnostic, not private), ``n_iter`` (coordinate updates T K), ``privacy``
         (a :class:`~sparsedp.accounting.PrivacyLedger`), ``trace`` (dict with
         ``"passes"`` and ``"objective"``) and ``info`` (``noise_multiplier``,
         ``smoothness``, ``clip_thresholds``, ``noise_scales``, ``step_sizes``,
@@ -140,6 +145,9 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
     M, eps_opt = resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds,
                                     generator, ledger)
     C = clip_thresholds(M, clip)
+    if trace and math.isfinite(epsilon):
+        _leak(ledger, "trace", "objective values computed on the training data "
+              "without noise (diagnostics for experiments only)")
     if math.isfinite(epsilon):
         z = calibrate_gaussian(eps_opt, delta, T * K)
         sigma = z * 2.0 * C / n

@@ -18,6 +18,7 @@ __all__ = ["resolve_smoothness", "private_smoothness", "clip_thresholds"]
 
 
 def _leak(ledger, name, description, stacklevel=4):
+    """Warn (PrivacyLeakWarning) and record a leak on the ledger."""
     warnings.warn(f"{name}: {description}", PrivacyLeakWarning, stacklevel=stacklevel)
     ledger.add_leak(name, description)
 
