@@ -26,7 +26,7 @@ are split into calls), and are prefetched in a two-stage pipeline: a row
 """
 from libc.stdint cimport int64_t, uint64_t
 from numpy.random cimport bitgen_t
-from numpy.random.c_distributions cimport random_standard_normal
+from numpy.random.c_distributions cimport random_standard_normal_fill
 
 import numpy as np
 
@@ -103,11 +103,46 @@ def pack_coordinates(indptr, step_sizes, clip_thresholds, noise_scales, theta):
 BATCH_SIZE = BATCH
 
 
-def index_buffer():
-    """An empty coordinate buffer for :func:`dp_cd_steps`: [next position, BATCH indices]."""
-    buf = np.zeros(BATCH + 1, dtype=np.int64)
-    buf[0] = BATCH  # empty: the first step draws a batch
-    return buf
+cdef class RandomStreams:
+    """The coordinates and the noise of one DP-CD run, drawn a batch at a time.
+
+    Coordinates come from ``index_generator`` as ``integers(0, p, BATCH)``, noise
+    from ``noise_generator`` as ``standard_normal(BATCH)`` (equal to BATCH scalar
+    draws), one coordinate per step and one normal per noisy step.  The buffers
+    persist across :func:`dp_cd_steps` calls, so a run does not depend on how its
+    steps are split into calls; draws left in the buffers at the end are unused.
+    """
+    cdef object index_generator, noise_generator
+    cdef bitgen_t* index_rng
+    cdef bitgen_t* noise_rng
+    cdef uint64_t p
+    cdef int64_t indices[BATCH]
+    cdef Py_ssize_t index_pos
+    cdef double normals[BATCH]
+    cdef Py_ssize_t normal_pos
+
+    def __cinit__(self, Py_ssize_t n_features, index_generator, noise_generator):
+        if n_features < 1:
+            raise ValueError("n_features must be >= 1")
+        self.index_generator = index_generator
+        self.noise_generator = noise_generator
+        self.index_rng = generator_bitgen(index_generator)
+        self.noise_rng = generator_bitgen(noise_generator)
+        self.p = n_features
+        self.index_pos = BATCH
+        self.normal_pos = BATCH
+
+    cdef inline void refill_indices(self) noexcept nogil:
+        random_bounded_uint64_fill(self.index_rng, 0, self.p - 1, BATCH, False,
+                                   <uint64_t*> self.indices)
+        self.index_pos = 0
+
+    cdef inline double normal(self) noexcept nogil:
+        if self.normal_pos == BATCH:
+            random_standard_normal_fill(self.noise_rng, BATCH, self.normals)
+            self.normal_pos = 0
+        self.normal_pos += 1
+        return self.normals[self.normal_pos - 1]
 
 
 def dp_cd_steps(
@@ -122,9 +157,7 @@ def dp_cd_steps(
     Py_ssize_t n_steps,
     double l1,
     double l2,
-    int64_t[::1] indices,
-    object index_generator,
-    object noise_generator,
+    RandomStreams streams,
 ):
     """Run steps ``k_start .. k_start + n_steps - 1`` of one DP-CD inner loop in place.
 
@@ -143,42 +176,35 @@ def dp_cd_steps(
         Maintain the lazy running sum of the iterates.
     k_start, n_steps : step range within the inner loop (0-based).
     l1, l2 : elastic-net penalty strengths.
-    indices : ndarray of int64, shape (BATCH + 1,)
-        Coordinate buffer (:func:`index_buffer`): ``indices[0]`` is the next
-        position, ``indices[1:]`` the current batch; updated in place.
-    index_generator, noise_generator : numpy.random.Generator
-        Sources of the coordinates (``integers(0, p, BATCH)`` per batch) and of the
-        noise (one ``standard_normal()`` per step with ``sigma_j > 0``).
+    streams : RandomStreams
+        The run's coordinates and noise (state carried from call to call).
 
     Returns
     -------
     n_moves : int
         Number of steps that changed theta.
     """
-    cdef bitgen_t* rng_index = generator_bitgen(index_generator)
-    cdef bitgen_t* rng_noise = generator_bitgen(noise_generator)
     cdef Py_ssize_t p = coords.shape[0]
     cdef double n = margin.shape[0]
     cdef Py_ssize_t k, b, pos, size, done = 0, n_moves = 0
     cdef int64_t q, row
-    cdef int64_t* batch = &indices[1]
+    cdef int64_t* batch = streams.indices
     cdef Coordinate* c
     cdef double grad, old, new, delta
-    if indices.shape[0] != BATCH + 1 or not 0 <= indices[0] <= BATCH:
-        raise ValueError("indices must come from index_buffer()")
-    if p == 0 or n_steps <= 0:
+    if <uint64_t> p != streams.p:
+        raise ValueError(f"streams were made for {streams.p} features, not {p}")
+    if n_steps <= 0:
         return 0
-    with index_generator.bit_generator.lock, noise_generator.bit_generator.lock, nogil:
+    with streams.index_generator.bit_generator.lock, \
+            streams.noise_generator.bit_generator.lock, nogil:
         while done < n_steps:
-            pos = indices[0]
-            if pos == BATCH:
-                random_bounded_uint64_fill(rng_index, 0, p - 1, BATCH, False,
-                                           <uint64_t*> batch)
-                pos = 0
+            if streams.index_pos == BATCH:
+                streams.refill_indices()
                 for b in range(2 * LOOKAHEAD):
                     prefetch(&coords[batch[b]])
                 for b in range(LOOKAHEAD):
                     prefetch(&nonzeros[coords[batch[b]].start])
+            pos = streams.index_pos
             size = min(BATCH - pos, n_steps - done)
             for b in range(pos, pos + size):
                 if b + 2 * LOOKAHEAD < BATCH:
@@ -191,7 +217,7 @@ def dp_cd_steps(
                     grad += clip(nonzeros[q].value * deriv[nonzeros[q].row], c.clip)
                 grad /= n
                 if c.sigma > 0.0:
-                    grad += c.sigma * random_standard_normal(rng_noise)
+                    grad += c.sigma * streams.normal()
                 if c.step == 0.0:
                     continue
                 old = c.theta
@@ -210,6 +236,6 @@ def dp_cd_steps(
                     c.stamp = k + 1
                 c.theta = new
                 n_moves += 1
-            indices[0] = pos + size
+            streams.index_pos = pos + size
             done += size
     return n_moves

@@ -10,7 +10,7 @@ from scipy import stats
 
 from problems import make_sparse_problem
 from sparsedp._dp_cd_fast import (
-    BATCH_SIZE as BATCH, dp_cd_steps, index_buffer, pack_columns, pack_coordinates,
+    BATCH_SIZE as BATCH, RandomStreams, dp_cd_steps, pack_columns, pack_coordinates,
 )
 from sparsedp.accounting import calibrate_gaussian, gaussian_epsilon
 from sparsedp.datafits import Logistic, Squared
@@ -168,7 +168,7 @@ def test_clipped_gradient_sensitivity_is_at_most_2C_over_n(datafit, logistic):
             deriv = datafit.derivative(margin, b)
             gen = np.random.default_rng(trial)  # same coordinate on both sides
             dp_cd_steps(datafit.kind, pack_columns(A), b, coords, margin, deriv, False,
-                        0, 1, 0.0, 0.0, index_buffer(), gen, np.random.default_rng(0))
+                        0, 1, 0.0, 0.0, RandomStreams(p, gen, np.random.default_rng(0)))
             j = int(np.random.default_rng(trial).integers(0, p, size=BATCH)[0])
             # gamma_j = 1, no penalty: theta_j moves by exactly -g_j
             grads.append((j, theta[j] - th[j]))

@@ -1,7 +1,7 @@
 """asv: DP-CD, one pass (p noisy coordinate steps) on the dorothea-shaped problem."""
 import numpy as np
 
-from sparsedp._dp_cd_fast import dp_cd_steps, index_buffer, pack_columns, pack_coordinates
+from sparsedp._dp_cd_fast import RandomStreams, dp_cd_steps, pack_columns, pack_coordinates
 from sparsedp._validation import check_X_y
 from sparsedp.accounting import calibrate_gaussian
 from sparsedp.datafits import Logistic, Squared
@@ -38,12 +38,12 @@ class DPCDPass:
                                        np.zeros(p))
         self.margin = np.zeros(n)
         self.deriv = self.datafit.derivative(self.margin, self.y)
-        self.rngs = index_buffer(), np.random.default_rng(0), np.random.default_rng(1)
+        self.streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1))
 
     def time_pass(self, datafit, regime):
         p = self.X.shape[1]
         dp_cd_steps(self.datafit.kind, self.nonzeros, self.y, self.coords, self.margin,
-                    self.deriv, True, 0, p, self.l1, 0.0, *self.rngs)
+                    self.deriv, True, 0, p, self.l1, 0.0, self.streams)
 
 
 class DPCDSolver:

@@ -10,7 +10,7 @@ import numbers
 
 import numpy as np
 
-from .._dp_cd_fast import dp_cd_steps, index_buffer, pack_columns, pack_coordinates
+from .._dp_cd_fast import RandomStreams, dp_cd_steps, pack_columns, pack_coordinates
 from .._validation import check_X_y, check_random_state
 from ..accounting import PrivacyLedger, calibrate_gaussian
 from ..penalties import as_penalty
@@ -158,13 +158,12 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         z = 0.0
         sigma = np.zeros(p)
     steps = np.divide(step_size, M, out=np.zeros(p), where=M > 0)
-    index_gen, noise_gen = split_generator(generator)
 
     w = np.zeros(p)
     nonzeros = pack_columns(X)
     coords = pack_coordinates(X.indptr, steps, C, sigma, w)
     theta, wsum, stamp = coords["theta"], coords["wsum"], coords["stamp"]  # views
-    indices = index_buffer()
+    streams = RandomStreams(p, *split_generator(generator))
     every = max(1, int(round(trace_every * p)))
     passes_done, values = [], []
     moves = 0
@@ -179,7 +178,7 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
             todo = min(K - k, every - (t * K + k) % every) if trace else K
             moves += dp_cd_steps(
                 datafit.kind, nonzeros, y, coords, margin, deriv, averaging, k, todo,
-                penalty.l1, penalty.l2, indices, index_gen, noise_gen)
+                penalty.l1, penalty.l2, streams)
             k += todo
             if trace and ((t * K + k) % every == 0 or (t == T - 1 and k == K)):
                 current = _average(theta, wsum, stamp, k) if averaging else theta
