@@ -18,9 +18,11 @@ exact solution has the support size the issue prescribes):
   M_j = 2 E[x^2] = 2 is known without looking at the data.
 * California: raw features (imbalanced), target in units of $100,000 (a public
   change of units), lambda giving 3 nonzeros, epsilon = 1, delta = 1/n^2.
-  DP-CD with M_j from the data (as the paper's DP-CD row: a leak, warned) and
-  DP-CD-P (10% of epsilon for private M_j, bounds twice each feature's max
-  |x_ij| as in the paper: also a leak of those bounds, warned).
+  DP-CD with M_j from the data (as the paper's DP-CD row: a leak, warned),
+  DP-CD-P (10% of epsilon for private M_j by the Laplace mechanism, bounds twice
+  each feature's max |x_ij| as in the paper: also a leak of those bounds,
+  warned) and DP-CD-PG (the same with the Gaussian mechanism and 10% of the GDP
+  budget mu^2).
 """
 import argparse
 import math
@@ -75,7 +77,7 @@ def experiment(name, X, y, n_nonzero, epsilon, passes_list, n_clip, n_runs,
             paper = PAPER[name].get(passes)
             verdict = "" if paper is None else \
                 f"  paper {paper:.4f}  {'OK (no worse)' if mean <= paper else 'WORSE'}"
-            print(f"  {passes:>2} passes  {label:<8} {mean:.4f} +- {std:.1e} "
+            print(f"  {passes:>2} passes  {label:<9} {mean:.4f} +- {std:.1e} "
                   f"(step {best['step_size']:.3g}, clip {best['clip']:.3g}){verdict}")
     print(f"  [{time.perf_counter() - t0:.0f} s]")
 
@@ -99,7 +101,8 @@ def main(argv=None):
         X, y = load_california()
         experiment("California", X, y / 1e5, 3, 1.0, args.passes, n_clip, args.runs,
                    [("DP-CD", {"smoothness": None}),
-                    ("DP-CD-P", {"smoothness": 0.1})])
+                    ("DP-CD-P", {"smoothness": 0.1}),
+                    ("DP-CD-PG", {"smoothness": 0.1, "smoothness_mechanism": "gaussian"})])
 
 
 if __name__ == "__main__":

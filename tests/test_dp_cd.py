@@ -207,6 +207,42 @@ def test_private_smoothness_is_laplace_with_the_right_scale():
     ).pvalue < 1e-6
 
 
+def test_private_smoothness_gaussian_has_the_right_law():
+    from sparsedp.solvers._smoothness import private_smoothness
+    X, y = make_sparse_problem(n=200, p=5, density=0.8)
+    bounds = np.full(5, 1.5)
+    b = Squared().beta * bounds**2
+    clipped = np.minimum(Squared().beta * X.toarray()**2, b).mean(axis=0)
+    z = 3.0
+    draws = np.array([private_smoothness(X, Squared(), None, bounds,
+                                         np.random.default_rng(s), mechanism="gaussian",
+                                         noise_multiplier=z)[0]
+                      for s in range(3000)])
+    sd = z * np.sqrt(5) * b / 200  # L2 sensitivity sqrt(p) b_j / n
+    floor = b / 200
+    for j in range(5):
+        def cdf(t, j=j):
+            return np.where(t < floor[j], 0.0, stats.norm.cdf(t, clipped[j], sd[j]))
+        assert stats.kstest(draws[:, j], cdf).pvalue > 1e-3
+
+
+@pytest.mark.parametrize("fraction", [0.1, 0.5])
+def test_dp_cd_p_gaussian_splits_the_gdp_budget_exactly(fraction):
+    X, y = make_sparse_problem(n=200, p=10)
+    res = dp_cd(X, y, Squared(), L1(0.01), epsilon=1.0, delta=1e-5, passes=2,
+                clip=1.0, smoothness=fraction, feature_bounds=5.0,
+                smoothness_mechanism="gaussian", random_state=0)
+    assert res.privacy.private
+    eps = res.privacy.epsilon
+    assert 1.0 - 1e-6 < eps <= 1.0 + 1e-9, eps
+    # independent: mu_total^2 = 1/z_M^2 + K/z^2 with K = 20 releases
+    z = res.info["noise_multiplier"]
+    z_m = [e.noise_multiplier for e in res.privacy.entries if "smoothness" in e.name][0]
+    mu = math.sqrt(1 / z_m**2 + 20 / z**2)
+    assert mu == pytest.approx(1 / calibrate_gaussian(1.0, 1e-5, 1), rel=1e-9)
+    assert 1 / z_m**2 == pytest.approx(fraction * mu**2, rel=1e-9)
+
+
 def test_dp_cd_p_accounts_the_whole_budget():
     X, y = make_sparse_problem(n=200, p=10)
     with warnings.catch_warnings():
@@ -269,6 +305,7 @@ def test_trace_records_the_objective_of_the_would_be_output():
     ({"smoothness": 1.5}, r"fraction of epsilon"),
     ({"smoothness": np.ones(3)}, r"shape \(40,\)"),
     ({"smoothness": -np.ones(40)}, "non-negative"),
+    ({"smoothness": 0.1, "smoothness_mechanism": "exp"}, "smoothness_mechanism"),
 ])
 def test_bad_arguments_raise_clear_errors(kwargs, match):
     X, y = make_sparse_problem()

@@ -23,37 +23,56 @@ def _leak(ledger, name, description, stacklevel=4):
     ledger.add_leak(name, description)
 
 
-def private_smoothness(X, datafit, epsilon, feature_bounds, generator):
-    """epsilon-DP estimate of ``M_j`` by the Laplace mechanism (DP-CD-P).
+def _clipped_averages(X, datafit, bounds):
+    """(1/n) sum_i min(beta X_ij^2, b_j) for every column j."""
+    n, p = X.shape
+    sq = X.copy()
+    sq.data = np.minimum(datafit.beta * sq.data ** 2,
+                         bounds[np.repeat(np.arange(p), np.diff(X.indptr))])
+    return np.asarray(sq.sum(axis=0)).ravel() / n
+
+
+def private_smoothness(X, datafit, epsilon, feature_bounds, generator, *,
+                       mechanism="laplace", noise_multiplier=None):
+    """Private estimate of ``M_j`` (DP-CD-P): Laplace (epsilon-DP) or Gaussian.
 
     Per-sample constants ``beta X_ij^2`` are clipped to ``b_j = beta B_j^2``
     (``B_j`` a public bound on ``|X_ij|``) and averaged; under replace-one
     neighbours each average moves by at most ``b_j / n`` (the clipped values lie
-    in ``[0, b_j]``), so the vector ``(M_j / b_j)_j`` has L1 sensitivity
-    ``p / n`` and ``Lap(p b_j / (n epsilon))`` noise on every coordinate is
-    epsilon-DP.  (The paper's ``2 b_j p / (n epsilon)`` is twice too much.)
+    in ``[0, b_j]``), so the vector ``(M_j / b_j)_j`` has L1 sensitivity ``p / n``
+    and L2 sensitivity ``sqrt(p) / n``.
+
+    * ``"laplace"``: ``Lap(p b_j / (n epsilon))`` on every coordinate, epsilon-DP
+      (the paper's ``2 b_j p / (n epsilon)`` is twice too much);
+    * ``"gaussian"``: ``N(0, (z sqrt(p) b_j / n)^2)`` with ``z = noise_multiplier``,
+      a Gaussian mechanism of multiplier z (``1/z``-GDP), far less noise when p is
+      large.
+
     Estimates are floored at ``b_j / n`` (post-processing).
 
     Returns
     -------
     M : ndarray of shape (n_features,)
     scale : ndarray of shape (n_features,)
-        The Laplace scale used on each coordinate.
+        The noise scale (Laplace scale or Gaussian standard deviation) per coordinate.
     """
     n, p = X.shape
     bounds = datafit.beta * np.asarray(feature_bounds, dtype=np.float64) ** 2
-    sq = X.copy()
-    sq.data = np.minimum(datafit.beta * sq.data ** 2, bounds[np.repeat(
-        np.arange(p), np.diff(X.indptr))])
-    clipped = np.asarray(sq.sum(axis=0)).ravel() / n
-    scale = p * bounds / (n * epsilon)
-    noisy = clipped + generator.laplace(0.0, 1.0, size=p) * scale
-    return np.maximum(noisy, bounds / n), scale
+    clipped = _clipped_averages(X, datafit, bounds)
+    if mechanism == "laplace":
+        scale = p * bounds / (n * epsilon)
+        noise = generator.laplace(0.0, 1.0, size=p)
+    elif mechanism == "gaussian":
+        scale = noise_multiplier * math.sqrt(p) * bounds / n
+        noise = generator.standard_normal(size=p)
+    else:
+        raise ValueError(f"mechanism must be 'laplace' or 'gaussian', got {mechanism!r}")
+    return np.maximum(clipped + noise * scale, bounds / n), scale
 
 
 def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generator,
-                       ledger):
-    """The smoothness constants a private solver uses, and the epsilon left.
+                       ledger, *, delta=None, mechanism="laplace"):
+    """The smoothness constants a private solver uses, and the budget left.
 
     Parameters
     ----------
@@ -61,8 +80,9 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
     datafit : Squared or Logistic
     smoothness : None, array of shape (n_features,), or float in (0, 1)
         None: computed from the data (leak, warned and recorded); array: public
-        constants; float: the fraction of ``epsilon`` spent estimating them with
-        :func:`private_smoothness`.
+        constants; float: the fraction of the budget spent estimating them with
+        :func:`private_smoothness` (of epsilon for ``"laplace"``, of the GDP budget
+        ``mu^2`` for ``"gaussian"``).
     epsilon : float
         The whole budget (``inf``: nothing is private, nothing is warned).
     feature_bounds : None, float or array of shape (n_features,)
@@ -71,20 +91,32 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
         experiments (a leak, warned and recorded).
     generator : numpy.random.Generator
     ledger : PrivacyLedger
-        Receives the Laplace mechanism or the leaks.
+        Receives the mechanism or the leaks.
+    delta : float, optional
+        Needed by ``"gaussian"`` (the GDP budget of (epsilon, delta)).
+    mechanism : {"laplace", "gaussian"}
 
     Returns
     -------
     M : ndarray of shape (n_features,)
     epsilon_left : float
+        For the rest of the algorithm, by basic composition (``"laplace"``).
+    mu_left : float or None
+        With ``"gaussian"``: the GDP budget left for Gaussian mechanisms (the
+        rest of the algorithm must be a Gaussian mechanism of at most this
+        ``mu``); None otherwise.
     """
+    from ..accounting import calibrate_gaussian
     p = X.shape[1]
+    if mechanism not in ("laplace", "gaussian"):
+        raise ValueError(f"smoothness_mechanism must be 'laplace' or 'gaussian', "
+                         f"got {mechanism!r}")
     if smoothness is None:
         if math.isfinite(epsilon):
             _leak(ledger, "smoothness constants",
                   "M_j computed from the data without privacy budget; pass public "
                   "constants (smoothness=array) or a budget fraction (smoothness=0.1)")
-        return datafit.smoothness(X), epsilon
+        return datafit.smoothness(X), epsilon, None
     if np.ndim(smoothness) == 0 and not isinstance(smoothness, (bool, np.bool_)):
         fraction = float(smoothness)
         if not 0.0 < fraction < 1.0:
@@ -92,7 +124,7 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
                 f"smoothness as a float is the fraction of epsilon spent estimating "
                 f"the constants, in (0, 1); got {smoothness!r}")
         if not math.isfinite(epsilon):
-            return datafit.smoothness(X), epsilon
+            return datafit.smoothness(X), epsilon, None
         if feature_bounds is None:
             feature_bounds = 2.0 * np.asarray(abs(X).max(axis=0).todense()).ravel()
             _leak(ledger, "feature bounds",
@@ -101,12 +133,22 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
         bounds = np.broadcast_to(np.asarray(feature_bounds, dtype=np.float64), (p,))
         if not (np.all(np.isfinite(bounds)) and np.all(bounds >= 0)):
             raise ValueError("feature_bounds must be finite and non-negative")
-        eps_m = fraction * epsilon
-        M, _ = private_smoothness(X, datafit, eps_m, bounds, generator)
-        ledger.add_laplace(
-            "smoothness constants (Laplace, scale p b_j / (n eps'), L1 sensitivity "
-            "p b_j / n per coordinate)", 1.0 / eps_m, count=1)
-        return M, epsilon - eps_m
+        if mechanism == "laplace":
+            eps_m = fraction * epsilon
+            M, _ = private_smoothness(X, datafit, eps_m, bounds, generator)
+            ledger.add_laplace(
+                "smoothness constants (Laplace, scale p b_j / (n eps'), L1 sensitivity "
+                "p b_j / n per coordinate)", 1.0 / eps_m, count=1)
+            return M, epsilon - eps_m, None
+        # Gaussian: split the GDP budget mu^2 of (epsilon, delta) exactly
+        mu = 1.0 / calibrate_gaussian(epsilon, delta, 1)
+        z_m = 1.0 / (math.sqrt(fraction) * mu)
+        M, _ = private_smoothness(X, datafit, None, bounds, generator,
+                                  mechanism="gaussian", noise_multiplier=z_m)
+        ledger.add_gaussian(
+            "smoothness constants (Gaussian, L2 sensitivity sqrt(p) b_j / n per "
+            "coordinate, sigma_j = z sqrt(p) b_j / n)", z_m, count=1)
+        return M, epsilon, math.sqrt(1.0 - fraction) * mu
     M = np.asarray(smoothness, dtype=np.float64)
     if M.shape != (p,):
         raise ValueError(
@@ -114,7 +156,7 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
             f"({p},); got shape {M.shape}")
     if not (np.all(np.isfinite(M)) and np.all(M >= 0)):
         raise ValueError("smoothness constants must be finite and non-negative")
-    return M, epsilon
+    return M, epsilon, None
 
 
 def clip_thresholds(M, clip):
