@@ -38,6 +38,8 @@ cdef extern from "numpy/random/distributions.h":
     void random_bounded_uint64_fill(bitgen_t* state, uint64_t off, uint64_t rng,
                                     Py_ssize_t cnt, bint use_masked,
                                     uint64_t* out) noexcept nogil
+    # Generator.permutation(p) is a Fisher-Yates shuffle of arange(p) with this draw
+    uint64_t random_interval(bitgen_t* state, uint64_t max) noexcept nogil
 
 cdef extern from *:
     """
@@ -106,35 +108,64 @@ BATCH_SIZE = BATCH
 cdef class RandomStreams:
     """The coordinates and the noise of one DP-CD run, drawn a batch at a time.
 
-    Coordinates come from ``index_generator`` as ``integers(0, p, BATCH)``, noise
-    from ``noise_generator`` as ``standard_normal(BATCH)`` (equal to BATCH scalar
-    draws), one coordinate per step and one normal per noisy step.  The buffers
-    persist across :func:`dp_cd_steps` calls, so a run does not depend on how its
-    steps are split into calls; draws left in the buffers at the end are unused.
+    Coordinates come from ``index_generator``: with ``selection="uniform"``
+    (Algorithm 1) as ``integers(0, p, BATCH)``; with ``"shuffle"`` as a stream of
+    fresh random permutations, ``permutation(p)`` one after the other (every
+    coordinate once per pass).  Noise comes from ``noise_generator`` as
+    ``standard_normal(BATCH)`` (equal to BATCH scalar draws), one normal per
+    noisy step.  Buffers persist across :func:`dp_cd_steps` calls, so a run does
+    not depend on how its steps are split into calls; draws left in the buffers
+    at the end are unused.  Neither stream looks at the data.
     """
     cdef object index_generator, noise_generator
     cdef bitgen_t* index_rng
     cdef bitgen_t* noise_rng
     cdef uint64_t p
+    cdef bint shuffle
+    cdef int64_t[::1] permutation
+    cdef Py_ssize_t permutation_pos
     cdef int64_t indices[BATCH]
     cdef Py_ssize_t index_pos
     cdef double normals[BATCH]
     cdef Py_ssize_t normal_pos
 
-    def __cinit__(self, Py_ssize_t n_features, index_generator, noise_generator):
+    def __cinit__(self, Py_ssize_t n_features, index_generator, noise_generator,
+                  selection="uniform"):
         if n_features < 1:
             raise ValueError("n_features must be >= 1")
+        if selection not in ("uniform", "shuffle"):
+            raise ValueError(
+                f"selection must be 'uniform' or 'shuffle', got {selection!r}")
         self.index_generator = index_generator
         self.noise_generator = noise_generator
         self.index_rng = generator_bitgen(index_generator)
         self.noise_rng = generator_bitgen(noise_generator)
         self.p = n_features
+        self.shuffle = selection == "shuffle"
+        self.permutation = np.empty(n_features if self.shuffle else 0, dtype=np.int64)
+        self.permutation_pos = n_features
         self.index_pos = BATCH
         self.normal_pos = BATCH
 
     cdef inline void refill_indices(self) noexcept nogil:
-        random_bounded_uint64_fill(self.index_rng, 0, self.p - 1, BATCH, False,
-                                   <uint64_t*> self.indices)
+        cdef Py_ssize_t b, i, j, p = self.p
+        cdef int64_t t
+        if not self.shuffle:
+            random_bounded_uint64_fill(self.index_rng, 0, p - 1, BATCH, False,
+                                       <uint64_t*> self.indices)
+        else:
+            for b in range(BATCH):
+                if self.permutation_pos == p:  # next pass: a fresh permutation(p)
+                    for i in range(p):
+                        self.permutation[i] = i
+                    for i in range(p - 1, 0, -1):
+                        j = <Py_ssize_t> random_interval(self.index_rng, i)
+                        t = self.permutation[i]
+                        self.permutation[i] = self.permutation[j]
+                        self.permutation[j] = t
+                    self.permutation_pos = 0
+                self.indices[b] = self.permutation[self.permutation_pos]
+                self.permutation_pos += 1
         self.index_pos = 0
 
     cdef inline double normal(self) noexcept nogil:

@@ -27,11 +27,15 @@ CASES = [
 
 
 def reference_dp_cd(X, y, datafit, penalty, M, clip, sigma, step_size, T, K, seed,
-                    averaging=True):
+                    averaging=True, selection="uniform"):
     """Naive DP-CD (dense numpy, O(p) average per step) on the same random streams."""
     rng_index, rng_noise = np.random.default_rng(seed).spawn(2)
     n_steps = T * K
-    coordinates = rng_index.integers(0, X.shape[1], size=-(-n_steps // BATCH) * BATCH)
+    if selection == "uniform":
+        coordinates = rng_index.integers(0, X.shape[1], size=-(-n_steps // BATCH) * BATCH)
+    else:  # passes over fresh permutations
+        coordinates = np.concatenate([rng_index.permutation(X.shape[1])
+                                      for _ in range(-(-n_steps // X.shape[1]))])
     X = X.toarray()
     n, p = X.shape
     C = np.sqrt(M / M.sum()) * clip
@@ -77,20 +81,23 @@ def test_averaged_convex_setting_converges_slowly_but_surely():
 
 
 @pytest.mark.parametrize("datafit,penalty,logistic", CASES)
-@pytest.mark.parametrize("averaging,outer", [(True, 1), (True, 3), (False, 2)])
+@pytest.mark.parametrize("averaging,outer,selection", [
+    (True, 1, "uniform"), (True, 3, "uniform"), (False, 2, "uniform"),
+    (True, 3, "shuffle"), (False, 1, "shuffle")])
 def test_matches_naive_reference_on_the_same_random_stream(datafit, penalty, logistic,
-                                                           averaging, outer):
-    """Lazy averaging, incremental margins and clipping equal a naive O(p) version."""
+                                                           averaging, outer, selection):
+    """Lazy averaging, incremental margins, clipping and coordinate selection equal a
+    naive O(p) version (uniform: Generator.integers; shuffle: Generator.permutation)."""
     X, y = make_sparse_problem(n=50, p=12, logistic=logistic, seed=4)
     M = datafit.smoothness(X)
     clip, step, passes, seed = 0.5, 0.7, 6, 11
     res = dp_cd(X, y, datafit, penalty, epsilon=2.0, delta=1e-4, passes=passes,
                 clip=clip, step_size=step, outer=outer, smoothness=M,
-                averaging=averaging, random_state=seed)
+                averaging=averaging, selection=selection, random_state=seed)
     K = res.info["inner_steps"]
     assert K * outer == passes * 12
     ref = reference_dp_cd(X, y, datafit, penalty, M, clip, res.info["noise_scales"],
-                          step, outer, K, seed, averaging)
+                          step, outer, K, seed, averaging, selection)
     np.testing.assert_allclose(res.coef, ref, rtol=1e-10, atol=1e-12)
 
 
@@ -302,6 +309,7 @@ def test_trace_records_the_objective_of_the_would_be_output():
     ({"clip": math.inf}, "finite clip is required"),
     ({"step_size": 0.0}, "step_size must be positive"),
     ({"outer": 0}, "outer must be an integer"),
+    ({"selection": "cyclic"}, "selection must be"),
     ({"smoothness": 1.5}, r"fraction of epsilon"),
     ({"smoothness": np.ones(3)}, r"shape \(40,\)"),
     ({"smoothness": -np.ones(40)}, "non-negative"),
@@ -327,3 +335,17 @@ def test_bad_data_raise_clear_errors():
     Xn.data[0] = np.nan
     with pytest.raises(ValueError, match="NaN|nan|finite"):
         dp_cd(Xn, y, Squared(), None, **kw)
+
+
+def test_shuffle_updates_every_coordinate_once_per_pass():
+    """selection='shuffle': after exactly one pass from 0 with no penalty and no noise,
+    every coordinate with a nonzero gradient has moved."""
+    X, y = make_sparse_problem(n=200, p=300, density=0.3)
+    M = Squared().smoothness(X)
+    moved = [np.count_nonzero(dp_cd(X, y, Squared(), None, epsilon=math.inf, delta=1e-5,
+                                    passes=1, clip=math.inf, smoothness=M,
+                                    averaging=False, selection=sel,
+                                    random_state=0).coef)
+             for sel in ("shuffle", "uniform")]
+    assert moved[0] == 300
+    assert moved[1] < 300 * (1 - 0.25)  # uniform leaves about 1/e of them out

@@ -42,7 +42,8 @@ def check_privacy_budget(epsilon, delta):
 
 def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_size=1.0,
           outer=1, smoothness=None, feature_bounds=None, smoothness_mechanism="laplace",
-          averaging=True, random_state=None, trace=False, trace_every=1.0):
+          averaging=True, selection="uniform", random_state=None, trace=False,
+          trace_every=1.0):
     """Differentially private proximal randomized coordinate descent (DP-CD).
 
     Minimises ``F(w) = (1/n) sum_i loss(x_i . w, y_i) + penalty(w)`` under
@@ -94,6 +95,11 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
     averaging : bool, default=True
         Periodic averaging (Algorithm 1, line 9); False returns the last inner
         iterate of each outer loop.  Both are post-processing: same privacy.
+    selection : {"uniform", "shuffle"}, default="uniform"
+        How coordinates are picked: uniformly at random at every step
+        (Algorithm 1), or by passes over fresh random permutations (every
+        coordinate once per pass; no coordinate is left out by chance).  The
+        order never depends on the data, so the privacy guarantee is the same.
     random_state : None, int, SeedSequence or numpy Generator
         Source of the coordinate choices and of the noise (reproducible).
     trace : bool, default=False
@@ -138,6 +144,8 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
     if isinstance(outer, (bool, np.bool_)) or not isinstance(outer, numbers.Integral) \
             or outer < 1:
         raise ValueError(f"outer must be an integer >= 1, got {outer!r}")
+    if selection not in ("uniform", "shuffle"):
+        raise ValueError(f"selection must be 'uniform' or 'shuffle', got {selection!r}")
     if math.isinf(clip) and math.isfinite(epsilon):
         raise ValueError(
             "clip=inf leaves the gradient's sensitivity unbounded: a finite clip is "
@@ -173,7 +181,7 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
     nonzeros = pack_columns(X)
     coords = pack_coordinates(X.indptr, steps, C, sigma, w)
     theta, wsum, stamp = coords["theta"], coords["wsum"], coords["stamp"]  # views
-    streams = RandomStreams(p, *split_generator(generator))
+    streams = RandomStreams(p, *split_generator(generator), selection=selection)
     every = max(1, int(round(trace_every * p)))
     passes_done, values = [], []
     moves = 0
