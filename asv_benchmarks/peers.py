@@ -8,6 +8,10 @@ Sections
 --------
 cd      one epoch (p coordinate updates) of the exact CD kernel vs one epoch of
         scikit-learn's Lasso coordinate descent, on the same CSC matrix.
+dp_cd   one DP-CD pass (p noisy steps) vs one scikit-learn Lasso epoch.
+dp_gcd  one DP-GCD iteration (incremental gradient, lazy noisy max) vs the naive
+        iteration (scipy full gradient, p Laplace draws, argmax), on real
+        dorothea (logistic + L1) and a 20,000 x 1,000,000 synthetic problem.
 Run a subset with e.g. ``python asv_benchmarks/peers.py cd``.
 """
 import sys
@@ -137,7 +141,76 @@ def section_dp_cd():
                   f"{1e3 * np.median(peer_t):.2f} ms/epoch, ratio = {np.median(ratios):.3f}")
 
 
-SECTIONS = {"cd": section_cd, "dp_cd": section_dp_cd}
+def gcd_kernel(X, y, datafit, lam, clip, selection, n_iter=100, seed=0):
+    """A DP-GCD kernel set up as ``dp_gcd`` does (public M_j, epsilon = 1)."""
+    from sparsedp._dp_gcd_fast import GreedyKernel
+    from sparsedp.solvers import calibrate_dp_gcd
+    n, p = X.shape
+    M = datafit.smoothness(X)
+    C = np.sqrt(M / M.sum()) * clip
+    eps0 = calibrate_dp_gcd(1.0, 1.0 / n ** 2, n_iter, selection)
+    scale = 2 * (2 * clip / (n * np.sqrt(M.sum()))) / eps0
+    steps = np.divide(1.0, M, out=np.zeros(p), where=M > 0)
+    return GreedyKernel(X, y, datafit.kind, M, C, steps, lam, 0.0, "gs-r", selection,
+                        scale, "laplace", 2 * C / (n * eps0), np.random.default_rng(seed))
+
+
+def naive_gcd(X, y, datafit, lam, clip, seed=0):
+    """The naive iteration: full gradient (scipy), p Laplace draws, argmax, step."""
+    from sparsedp.solvers import calibrate_dp_gcd
+    n, p = X.shape
+    M = datafit.smoothness(X)
+    inv_sqrt_m = np.divide(1.0, np.sqrt(M), out=np.zeros(p), where=M > 0)
+    steps = np.divide(1.0, M, out=np.zeros(p), where=M > 0)
+    eps0 = calibrate_dp_gcd(1.0, 1.0 / n ** 2, 100, "laplace")
+    b = 2 * (2 * clip / (n * np.sqrt(M.sum()))) / eps0
+    rng = np.random.default_rng(seed)
+    state = {"w": np.zeros(p), "z": np.zeros(n)}
+    Xc = X.tocsc()
+
+    def run(n_iter):
+        w, z = state["w"], state["z"]
+        for _ in range(n_iter):
+            g = X.T @ datafit.derivative(z, y) / n
+            j = int(np.argmax(np.abs(g) * inv_sqrt_m + rng.laplace(0.0, b, p)))
+            new = np.sign(w[j] - steps[j] * g[j]) * max(
+                abs(w[j] - steps[j] * g[j]) - steps[j] * lam, 0.0)
+            lo, hi = Xc.indptr[j], Xc.indptr[j + 1]
+            z[Xc.indices[lo:hi]] += (new - w[j]) * Xc.data[lo:hi]
+            w[j] = new
+    return run
+
+
+def section_dp_gcd():
+    from sparsedp._validation import check_X_y
+    from sparsedp.datafits import Logistic, Squared
+    from sparsedp.datasets import load_dorothea
+    print("== DP-GCD iteration (epsilon=1, gs-r, clip 1) vs the naive iteration "
+          "(scipy X.T @ v + p Laplace draws + argmax) ==")
+    X, y = load_dorothea()
+    problems = [("dorothea 800 x 100,000, logistic + L1", X, y, Logistic(), 1e-3)]
+    Xl, yl = large_sparse()
+    problems.append(("synthetic 20,000 x 1,000,000, squared + L1", Xl, yl, Squared(),
+                     0.1 * np.max(np.abs(Xl.T @ yl)) * 2 / Xl.shape[0]))
+    for name, X, y, datafit, lam in problems:
+        X, y = check_X_y(X, y, datafit)
+        peer = per_epoch(naive_gcd(X, y, datafit, lam, 1.0), repeats=5)
+        for selection in ("exponential", "laplace"):
+            times = []  # (t(101) - t(1)) / 100: iterations are microseconds
+            for seed in range(5):
+                kernel = gcd_kernel(X, y, datafit, lam, 1.0, selection, seed=seed)
+                t0 = time.perf_counter()
+                kernel.run(1)
+                t1 = time.perf_counter()
+                kernel.run(101)
+                t2 = time.perf_counter()
+                times.append(((t2 - t1) - (t1 - t0)) / 100)
+            ours = float(np.median(times))
+            print(f"{name}, {selection}: DP-GCD {1e6 * ours:.1f} us/iteration, naive "
+                  f"{1e3 * peer:.2f} ms/iteration, speed-up = {peer / ours:.0f}x")
+
+
+SECTIONS = {"cd": section_cd, "dp_cd": section_dp_cd, "dp_gcd": section_dp_gcd}
 
 
 def main(argv):

@@ -2,9 +2,11 @@
 
 - :func:`exact`: accurate non-private proximal coordinate descent (reference F*).
 - :func:`dp_cd`: DP-CD, private proximal randomized coordinate descent.
+- :func:`dp_gcd`: DP-GCD, private (proximal) greedy coordinate descent.
 """
 from ._dp_cd import dp_cd
+from ._dp_gcd import calibrate_dp_gcd, dp_gcd
 from ._exact import exact
 from ._result import Result, objective
 
-__all__ = ["dp_cd", "exact", "Result", "objective"]
+__all__ = ["calibrate_dp_gcd", "dp_cd", "dp_gcd", "exact", "Result", "objective"]
