@@ -392,6 +392,9 @@ cdef class GreedyKernel:
     generator : numpy.random.Generator
     refresh_every : int
         Iterations between full recomputations of the gradient.
+    refresh_work : float
+        ... or once the incremental updates have touched this many times
+        ``max(nnz, p)`` entries (``inf``: never).
     """
     cdef readonly Py_ssize_t n, p
     cdef int kind, rule, value_noise
@@ -412,7 +415,8 @@ cdef class GreedyKernel:
 
     def __cinit__(self, X, y, int kind, smoothness, clip_thresholds, step_sizes,
                   double l1, double l2, rule, selection, double selection_scale,
-                  value_noise, value_scales, generator, Py_ssize_t refresh_every=1000):
+                  value_noise, value_scales, generator, Py_ssize_t refresh_every=1000,
+                  double refresh_work=4.0):
         if rule not in RULES:
             raise ValueError(f"rule must be one of {sorted(RULES)}, got {rule!r}")
         if value_noise not in VALUE_NOISES:
@@ -450,7 +454,8 @@ cdef class GreedyKernel:
         self.generator = generator
         self.rng = generator_bitgen(generator)
         self.refresh_every = max(1, refresh_every)
-        self.work_limit = 4 * max(X.nnz, self.p)
+        limit = refresh_work * max(X.nnz, self.p)
+        self.work_limit = <int64_t> limit if limit < 2.0 ** 62 else 2 ** 62
         self.recompute()
         scores = np.array([self.score(k) for k in range(self.p)])
         self.tree = NoisyMax(scores, selection_scale, selection, generator)
@@ -580,6 +585,18 @@ cdef class GreedyKernel:
                         self.tree.set_score(k, self.score(k))
                 self.tree.flush()
         return selected, released
+
+    def reset(self, coef):
+        """Set the iterate to ``coef`` and recompute everything from it."""
+        cdef Py_ssize_t k
+        coef = np.asarray(coef, dtype=np.float64)
+        if coef.shape != (self.p,):
+            raise ValueError(f"coef must have shape ({self.p},), got {coef.shape}")
+        np.asarray(self.w)[:] = coef
+        self.recompute()
+        for k in range(self.p):
+            self.tree.set_score(k, self.score(k))
+        self.tree.flush()
 
     def scores(self):
         """The current score of every coordinate (recomputed from the state)."""

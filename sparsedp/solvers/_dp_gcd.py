@@ -70,9 +70,9 @@ def _calibrate(epsilon, delta, n_iter, selection, gradient_noise):
     def spent(e0):
         return _ledger(e0, n_iter, selection, gradient_noise, delta).get_epsilon(delta)
 
-    lo = epsilon / (2 * n_iter)  # basic composition: always valid
-    if spent(lo) > epsilon:  # cannot happen (the ledger's minimum includes basic)
-        raise RuntimeError("DP-GCD calibration: basic composition exceeded the budget")
+    lo = epsilon / (2 * n_iter)  # basic composition (valid when all are pure)
+    while spent(lo) > epsilon:  # a Gaussian release: start lower
+        lo /= 2.0
     hi = 2.0 * lo
     while spent(hi) <= epsilon:
         lo, hi = hi, 2.0 * hi
