@@ -82,7 +82,7 @@ def _calibrate(epsilon, delta, n_iter, selection, gradient_noise):
             lo = mid
         else:
             hi = mid
-        if hi / lo < 1 + 1e-9:
+        if hi / lo < 1 + 1e-7:
             break
     return lo
 
