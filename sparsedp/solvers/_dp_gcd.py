@@ -201,7 +201,9 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
         ``trace`` (``"iterations"``, ``"objective"``) and ``info``
         (``epsilon0``, ``selection``, ``selection_scale`` b, ``score_sensitivity``,
         ``noise_scales`` (of the gradient), ``smoothness``, ``clip_thresholds``,
-        ``step_sizes``, ``selected``, ``released``, ``fallbacks``).
+        ``step_sizes``, ``selected`` and ``released`` (the private outputs of each
+        iteration), and the diagnostics ``fallbacks`` and ``refreshes``, which
+        depend on the data and are not covered by the guarantee).
 
     Examples
     --------
