@@ -251,6 +251,34 @@ def test_refresh_does_not_change_the_run():
     np.testing.assert_allclose(a.coef, b.coef, rtol=1e-9, atol=1e-12)
 
 
+def test_empty_columns_are_never_selected_and_change_nothing_else():
+    """Columns with M_j = 0 leave the noisy max: the run equals the run on the
+    other columns (same seed), mapped back to the full index space."""
+    X, y = make_sparse_problem(n=60, p=40, density=0.3, logistic=True, seed=5)
+    dead = np.array([0, 7, 8, 23, 39])
+    Xd = sp.csc_array(X.toarray())
+    Xd[:, dead] = 0.0
+    Xd.eliminate_zeros()
+    live = np.setdiff1d(np.arange(40), dead)
+    M = np.asarray(Xd.power(2).sum(axis=0)).ravel() / (4 * 60)
+    assert np.all(M[dead] == 0) and np.all(M[live] > 0)
+    for selection in ("exponential", "laplace"):
+        kw = dict(epsilon=0.5, delta=1e-4, n_iter=200, clip=1.0, selection=selection,
+                  random_state=11)
+        full = dp_gcd(Xd, y, Logistic(), L1(0.002), smoothness=M, **kw)
+        part = dp_gcd(Xd[:, live], y, Logistic(), L1(0.002), smoothness=M[live], **kw)
+        assert not np.isin(full.info["selected"], dead).any()
+        np.testing.assert_array_equal(full.info["selected"], live[part.info["selected"]])
+        np.testing.assert_allclose(full.coef[live], part.coef, rtol=1e-12)  # tr M summed in another order
+        assert np.all(full.coef[dead] == 0.0)
+        assert full.objective == pytest.approx(part.objective, rel=1e-12)
+        assert full.info["epsilon0"] == part.info["epsilon0"]
+    with pytest.warns(PrivacyLeakWarning):  # M from the data: same exclusion
+        r = dp_gcd(Xd, y, Logistic(), L1(0.002), epsilon=0.5, delta=1e-4, n_iter=200,
+                   clip=1.0, random_state=1)
+    assert not np.isin(r.info["selected"], dead).any()
+
+
 # ---------------------------------------------------------------------------------
 # Privacy: sensitivities, noise law, accounting
 # ---------------------------------------------------------------------------------

@@ -272,9 +272,16 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
         noise_scales = np.zeros(p)
         kernel_selection, value_noise = "argmax", "none"
 
-    kernel = GreedyKernel(X, y, datafit.kind, M, C, steps, penalty.l1, penalty.l2, rule,
-                          kernel_selection, scale, value_noise, noise_scales, generator,
-                          refresh_every)
+    # A coordinate with M_j = 0 (an empty column) can never move: it is left out
+    # of the noisy max.  Post-processing of M, which is public, a private
+    # estimate, or the warned leak: the candidate set reveals nothing more.
+    live = np.flatnonzero(M > 0)
+    dead = live.size < p
+    kernel = GreedyKernel(X[:, live] if dead else X, y, datafit.kind,
+                          *(a[live] if dead else a for a in (M, C, steps)),
+                          penalty.l1, penalty.l2, rule, kernel_selection, scale,
+                          value_noise, noise_scales[live] if dead else noise_scales,
+                          generator, refresh_every)
     if trace:
         values = [datafit.value(kernel.margins, y)]
         chosen, released = [], []
@@ -288,7 +295,9 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
     else:
         selected, released = kernel.run(n_iter)
         tr = None
-    w = kernel.coef
+    w = np.zeros(p)
+    w[live] = kernel.coef
+    selected = live[selected]
     value = datafit.value(X @ w, y) + penalty.value(w)
     info = {"epsilon0": eps0, "selection": selection, "rule": rule,
             "selection_scale": scale, "score_sensitivity": sensitivity,
