@@ -46,8 +46,16 @@ class _Datafit:
         Computed from the data: not private.  Private solvers either take
         public constants, spend budget on them, or warn.
         """
-        sq = X.multiply(X) if hasattr(X, "multiply") else np.asarray(X) ** 2
-        return self.beta * np.asarray(sq.sum(axis=0)).ravel() / X.shape[0]
+        if getattr(X, "format", None) == "csc":  # O(nnz), no squared copy of X
+            full = np.diff(X.indptr) > 0  # reduceat over the non-empty columns
+            sq = np.zeros(X.shape[1])
+            if X.nnz:
+                sq[full] = np.add.reduceat(X.data ** 2, X.indptr[:-1][full])
+        elif hasattr(X, "multiply"):
+            sq = np.asarray(X.multiply(X).sum(axis=0)).ravel()
+        else:
+            sq = (np.asarray(X) ** 2).sum(axis=0)
+        return self.beta * sq / X.shape[0]
 
     def check_y(self, y):
         """Raise ValueError if a label lies outside the loss's domain."""

@@ -47,6 +47,14 @@ def test_coordinate_smoothness_constants():
     dense = X.toarray()
     np.testing.assert_allclose(Squared().smoothness(X), 2 * (dense**2).sum(0) / 50)
     np.testing.assert_allclose(Logistic().smoothness(dense), 0.25 * (dense**2).sum(0) / 50)
+    # CSC with empty columns, first, inner and last (the reduceat path)
+    X = sp.random(40, 60, density=0.03, format="csc", rng=np.random.default_rng(2))
+    X = sp.csc_array(X)
+    empty = np.diff(X.indptr) == 0
+    assert empty[0] or empty[-1] or empty.sum() > 5
+    np.testing.assert_allclose(Squared().smoothness(X),
+                               2 * (X.toarray() ** 2).sum(0) / 40, rtol=1e-14, atol=0)
+    assert Squared().smoothness(sp.csc_array((3, 4))).tolist() == [0.0] * 4
 
 
 def test_logistic_is_stable_for_huge_margins():
