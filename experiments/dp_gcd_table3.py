@@ -2,7 +2,7 @@
 
     python experiments/dp_gcd_table3.py [--quick] [--runs 5] [--only NAME ...]
         [--rules gs-r [gs-s gs-q]] [--selection exponential laplace] [--out FILE]
-        [--setup]
+        [--iters T ...] [--setup]
 
 Mangold, Bellet, Salmon, Tommasi (AISTATS 2023), Section 5 and Appendix D:
 four L1-regularised problems at (epsilon, delta) = (1, 1/n^2).  For each rule
@@ -135,7 +135,8 @@ def setup(name):
     return X, y, datafit, entry["lambda"], entry["objective"], np.array(entry["support"])
 
 
-def experiment(X, y, datafit, lam, F_star, support, rule, selection, clips, n_runs):
+def experiment(X, y, datafit, lam, F_star, support, rule, selection, clips, n_runs,
+               n_iters=N_ITERS):
     """Tune (T, gamma, C); mean correct / incorrect nonzeros at the best."""
     n = X.shape[0]
 
@@ -144,7 +145,7 @@ def experiment(X, y, datafit, lam, F_star, support, rule, selection, clips, n_ru
                       rule=rule, selection=selection, random_state=seed, **params)
 
     grid = [{"n_iter": T, "step_size": s, "clip": c}
-            for T in N_ITERS for s in STEPS for c in clips]
+            for T in n_iters for s in STEPS for c in clips]
     mean, std, best = tune(lambda seed, **p: relative_error(fit(seed, **p).objective, F_star),
                            grid, n_runs)
     fits = [fit(seed, **best) for seed in range(n_runs)]
@@ -163,6 +164,8 @@ def main(argv=None):
     parser.add_argument("--rules", nargs="+", default=["gs-r"], choices=["gs-r", "gs-s", "gs-q"])
     parser.add_argument("--selection", nargs="+", default=["exponential", "laplace"],
                         choices=["exponential", "laplace"])
+    parser.add_argument("--iters", type=int, nargs="+", default=N_ITERS,
+                        help="numbers of iterations T to tune over (default: the paper's)")
     parser.add_argument("--setup", action="store_true", help="only the problems (lambda, F*)")
     parser.add_argument("--out", type=Path, help="table file (default: results/"
                         "dp_gcd_table3.txt, or dp_gcd_table3_quick.txt)")
@@ -172,7 +175,7 @@ def main(argv=None):
     out = args.out or RESULTS / f"dp_gcd_table3{'_quick' if args.quick else ''}.txt"
 
     lines = [f"DP-GCD, Table 3 protocol: epsilon={EPSILON}, delta=1/n^2, {args.runs} runs, "
-             f"{len(N_ITERS) * len(STEPS) * len(clips)} (T, step, clip) configurations",
+             f"{len(args.iters) * len(STEPS) * len(clips)} (T, step, clip) configurations",
              f"{'problem':<11}{'rule':<6}{'selection':<12}{'|w*|':>5}  {'ours: ok/bad (rel. err)':<30}"
              f"{'T':>3} {'step':>8} {'clip':>9} {'eps':>6}  {'paper':<16}{'time':>7}"]
     print("\n".join(lines))
@@ -184,7 +187,8 @@ def main(argv=None):
             for selection in args.selection:
                 t0 = time.perf_counter()
                 mean, std, best, ok, bad, spent = experiment(
-                    X, y, datafit, lam, F_star, support, rule, selection, clips, args.runs)
+                    X, y, datafit, lam, F_star, support, rule, selection, clips, args.runs,
+                    args.iters)
                 pc, pw, pe = PAPER[name]
                 lines.append(
                     f"{name:<11}{rule:<6}{selection:<12}{support.size:>5}  "

@@ -1720,6 +1720,50 @@ class PrivacyLedger:
             cands.append((zcdp_to_dp(rho, delta), "zcdp"))
         return cands
 
+    def _groupings(self):
+        """Partitions of the entries to compose separately (basic composition across).
+
+        By kind (Gaussian / pure), and by per-mechanism epsilon (pure entries of
+        equal epsilon together, e.g. a smoothness estimate at epsilon' apart from
+        the iterations at epsilon0), when that is a different partition.
+        """
+        by_kind, by_eps = {}, {}
+        for e in self.entries:
+            g = {"gaussian": "gaussian", "laplace": "pure", "pure": "pure",
+                 "bounded_range": "pure"}.get(e.kind, e.kind)
+            by_kind.setdefault(g, []).append(e)
+            key = g if e.pure_epsilon is None else ("pure", float(f"{e.pure_epsilon:.12g}"))
+            by_eps.setdefault(key, []).append(e)
+        out = []
+        for groups in (by_kind, by_eps):
+            glist = list(groups.values())
+            parts = sorted(tuple(sorted(map(id, g))) for g in glist)
+            if len(glist) >= 2 and all(parts != p for p, _ in out):
+                out.append((parts, glist))
+        return [glist for _, glist in out]
+
+    def _split_candidates(self, glist, delta):
+        """Basic composition of separately composed groups, delta split between them."""
+        cands = []
+        shares_grid = [np.full(len(glist), 1.0 / len(glist))]
+        if len(glist) == 2:
+            shares_grid = [np.array([s, 1 - s]) for s in
+                           (0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99)]
+        for shares in shares_grid:
+            total = 0.0
+            for g, s in zip(glist, shares):
+                total += min(c[0] for c in self._group_candidates(g, delta * s))
+            cands.append((total, "split"))
+        # a purely pure-DP group may take no delta at all (basic composition)
+        for i, g in enumerate(glist):
+            if all(e.pure_epsilon is not None for e in g):
+                total = sum(e.count * e.pure_epsilon for e in g)
+                for h in glist[:i] + glist[i + 1:]:
+                    total += min(c[0] for c in self._group_candidates(
+                        h, delta / (len(glist) - 1)))
+                cands.append((total, "split"))
+        return cands
+
     def get_epsilon(self, delta=None, *, return_method=False):
         """Total epsilon at ``delta`` by the tightest valid method.
 
@@ -1742,31 +1786,8 @@ class PrivacyLedger:
                 raise ValueError("delta must be given (or set on the ledger)")
         delta = _check_delta(delta)
         cands = self._group_candidates(self.entries, delta)
-        groups = {}
-        for e in self.entries:
-            g = {"gaussian": "gaussian", "laplace": "pure", "pure": "pure",
-                 "bounded_range": "pure"}.get(e.kind, e.kind)
-            groups.setdefault(g, []).append(e)
-        if len(groups) >= 2:
-            glist = list(groups.values())
-            # split delta between groups (basic composition of the groups)
-            shares_grid = [np.full(len(glist), 1.0 / len(glist))]
-            if len(glist) == 2:
-                shares_grid = [np.array([s, 1 - s]) for s in
-                               (0.01, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99)]
-            for shares in shares_grid:
-                total = 0.0
-                for g, s in zip(glist, shares):
-                    total += min(c[0] for c in self._group_candidates(g, delta * s))
-                cands.append((total, "split"))
-            # a purely pure-DP group may take no delta at all (basic composition)
-            for i, g in enumerate(glist):
-                if all(e.pure_epsilon is not None for e in g):
-                    total = sum(e.count * e.pure_epsilon for e in g)
-                    for h in glist[:i] + glist[i + 1:]:
-                        total += min(c[0] for c in self._group_candidates(
-                            h, delta / (len(glist) - 1)))
-                    cands.append((total, "split"))
+        for glist in self._groupings():
+            cands.extend(self._split_candidates(glist, delta))
         eps, method = min(cands, key=lambda c: c[0])
         self.method = method
         return (eps, method) if return_method else eps

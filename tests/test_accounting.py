@@ -463,6 +463,20 @@ def test_ledger_mixed_between_parts_and_basic_composition():
     assert len(mixed) == 3 and mixed.to_list()[0]["kind"] == "gaussian"
 
 
+def test_ledger_composes_a_budget_split_of_pure_mechanisms_part_by_part():
+    """A pure estimate at eps' then 2T pure steps calibrated for eps - eps' total
+    at most eps (basic composition across the two parts; the heterogeneous
+    composition of all 2T + 1 mechanisms at once is looser here)."""
+    delta = 1e-4
+    eps0 = calibrate_pure_composition(0.9, delta, 20)
+    led = PrivacyLedger(delta=delta)
+    led.add_laplace("smoothness constants", noise_multiplier=10.0, count=1)  # eps' = 0.1
+    led.add_pure("selection", epsilon0=eps0, count=10)
+    led.add_laplace("gradient", noise_multiplier=1.0 / eps0, count=10)
+    eps, method = led.get_epsilon(return_method=True)
+    assert eps <= 1.0 + 1e-9 and method == "split"
+
+
 def test_ledger_pure_only_uses_best_composition():
     led = PrivacyLedger(delta=1e-5)
     led.add_pure("selection", epsilon0=0.05, count=100)
