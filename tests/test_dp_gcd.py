@@ -373,6 +373,24 @@ def papers_advanced_epsilon0(epsilon, delta, k):
     return optimize.brentq(excess, 1e-12, epsilon)
 
 
+def test_default_selection_is_the_one_with_less_noise():
+    """None: Laplace while the budgets per step are (nearly) equal, the exponential
+    mechanism once its composition buys more than the tail factor 1 + ln2 / ln m."""
+    X, y = make_sparse_problem(n=40, p=50, logistic=True)
+    kw = dict(epsilon=1.0, delta=1e-6, clip=1.0, smoothness=np.full(50, 0.1),
+              random_state=2)
+    threshold = 1 + math.log(2) / math.log(50)
+    for T in (1, 2, 4, 10, 20):
+        ratio = calibrate_dp_gcd(1.0, 1e-6, T, "exponential") / \
+            calibrate_dp_gcd(1.0, 1e-6, T, "laplace")
+        expected = "exponential" if ratio > threshold else "laplace"
+        auto = dp_gcd(X, y, Logistic(), L1(0.01), n_iter=T, **kw)
+        explicit = dp_gcd(X, y, Logistic(), L1(0.01), n_iter=T, selection=expected, **kw)
+        assert auto.info["selection"] == expected
+        np.testing.assert_array_equal(auto.coef, explicit.coef)
+        assert expected == ("laplace" if T <= 4 else "exponential")  # at this budget
+
+
 def test_calibration_beats_the_papers_advanced_composition():
     # Laplace selection + Laplace values: 2T pure eps0 mechanisms; ours is at least
     # the optimal composition's eps0, and 1.3x to 3.8x the paper's (advanced
@@ -413,7 +431,7 @@ def test_same_seed_same_fit_and_leaks_are_reported():
     with pytest.warns(PrivacyLeakWarning, match="feature bounds"):
         d = dp_gcd(X, y, Logistic(), L1(0.01), smoothness=0.1, **kw)
     assert d.privacy.get_epsilon(1e-4) <= 1.0 + 1e-9
-    assert d.info["epsilon0"] == calibrate_dp_gcd(0.9, 1e-4, 10)
+    assert d.info["epsilon0"] == calibrate_dp_gcd(0.9, 1e-4, 10, d.info["selection"])
 
 
 @pytest.mark.parametrize("kwargs,match", [
