@@ -237,7 +237,7 @@ cdef class NoisyMax:
 
         Coordinates with a score above ``t`` are skipped (``t = INFINITY``: none).
         """
-        cdef Py_ssize_t bk, k, end, last = -1
+        cdef Py_ssize_t bk, last = -1
         cdef double acc = 0.0
         for bk in range(self.n_blocks):
             if sums[bk] <= 0.0:
@@ -248,19 +248,24 @@ cdef class NoisyMax:
             acc += sums[bk]
         if last < 0:
             return -1
-        bk = last
-        u -= acc
-        acc = 0.0
-        end = min((bk + 1) * self.block, self.p)
-        last = -1
-        for k in range(bk * self.block, end):
+        return self.scan_block(last, u, acc, t)
+
+    cdef inline Py_ssize_t scan_block(self, Py_ssize_t bk, double u, double acc,
+                                      double t) noexcept nogil:
+        """Index in block bk where the cumulative weight, from ``acc``, crosses u.
+
+        Coordinates with a score above ``t`` are skipped; if rounding puts u past
+        the block's last weight, that last coordinate (-1 if none).
+        """
+        cdef Py_ssize_t k, last = -1
+        for k in range(bk * self.block, min((bk + 1) * self.block, self.p)):
             if self.score[k] > t or self.weight[k] <= 0.0:
                 continue
             last = k
             acc += self.weight[k]
             if acc > u:
                 return k
-        return last  # rounding: u fell past the block's last weight
+        return last
 
     cdef Py_ssize_t sample_exponential(self) noexcept nogil:
         cdef double u = random_standard_uniform(self.rng) * self.total
@@ -324,24 +329,14 @@ cdef class NoisyMax:
 
     cdef Py_ssize_t descend_tail(self, double u, double t) noexcept nogil:
         """Tail coordinate (score <= t) at cumulative tail weight u."""
-        cdef Py_ssize_t lo = 0, hi = self.n_blocks - 1, mid, k, end, last = -1
-        cdef double acc
+        cdef Py_ssize_t lo = 0, hi = self.n_blocks - 1, mid
         while lo < hi:  # first block whose prefix exceeds u
             mid = (lo + hi) // 2
             if self.tail_prefix[mid] > u:
                 hi = mid
             else:
                 lo = mid + 1
-        acc = self.tail_prefix[lo - 1] if lo > 0 else 0.0
-        end = min((lo + 1) * self.block, self.p)
-        for k in range(lo * self.block, end):
-            if self.score[k] > t or self.weight[k] <= 0.0:
-                continue
-            last = k
-            acc += self.weight[k]
-            if acc > u:
-                return k
-        return last
+        return self.scan_block(lo, u, self.tail_prefix[lo - 1] if lo > 0 else 0.0, t)
 
     # ---- Python access (tests, diagnostics) ---------------------------------------
     def draw(self, Py_ssize_t size):
