@@ -14,17 +14,20 @@ the current theta_j holds, so a step is O(1) in p; the average of iterates
 1..k is ``(wsum + theta * (k + 1 - stamp)) / k``.
 
 Memory layout.  Random coordinates touch memory at random, so a step costs its
-cache misses, not its arithmetic.  Everything a step needs about coordinate j
-(step size, clipping threshold, noise scale, theta_j, its column's bounds in
-the nonzeros, the lazy-average state) is one 64-byte :data:`COORDINATE_DTYPE`
-row, and the column's nonzeros are (value, row) pairs (:data:`NONZERO_DTYPE`,
-CSC order): two dependent misses per step instead of five.  Coordinates come
-from their own generator, ``BATCH`` at a time (``integers(0, p, BATCH)``, kept in
-a buffer that persists across calls, so results do not depend on how the steps
-are split into calls), and are prefetched in a two-stage pipeline: a row
-``2 * LOOKAHEAD`` steps ahead, its nonzeros ``LOOKAHEAD`` steps ahead.
+cache misses, not its arithmetic.  Everything a step reads about coordinate j
+(step size, clipping threshold, theta_j, where its column's nonzeros start) is
+one 32-byte :data:`COORDINATE_DTYPE` row, two to a cache line; the column ends
+where the next row's starts (a sentinel row closes the array).  The noise scale
+is not stored: ``sigma_j = z * 2 C_j / n`` for the run's one multiplier z.  The
+nonzeros are packed (value, row) pairs of 12 bytes (:data:`NONZERO_DTYPE`, CSC
+order), and the lazy-average state lives in two arrays of its own, touched
+only when theta_j moves.  Coordinates come from their own generator, ``BATCH``
+at a time (``integers(0, p, BATCH)``, kept in a buffer that persists across
+calls, so results do not depend on how the steps are split into calls), and
+are prefetched in a two-stage pipeline: a row ``2 * LOOKAHEAD`` steps ahead,
+every cache line of its nonzeros ``LOOKAHEAD`` steps ahead.
 """
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from numpy.random cimport bitgen_t
 from numpy.random.c_distributions cimport random_standard_normal_fill
 
@@ -49,60 +52,71 @@ cdef extern from *:
 
 cdef enum:
     BATCH = 256     # coordinates drawn at a time (Generator.integers(0, p, BATCH))
-    LOOKAHEAD = 8   # steps ahead at which a column's nonzeros are prefetched
+    LOOKAHEAD = 16  # steps ahead at which a column's nonzeros are prefetched
 
 
 cdef packed struct Coordinate:
     double step      # gamma_j = gamma / M_j (0: skip the coordinate)
     double clip      # per-sample clipping threshold C_j (inf: none)
-    double sigma     # noise std on the 1/n-normalised gradient (0: none drawn)
     double theta     # the inner iterate theta_j
-    int64_t start    # column j's nonzeros are [start, end)
-    int64_t end
-    double wsum      # lazy average: sum of theta_j over iterates < stamp
-    int64_t stamp    # first iterate index at which the current theta_j holds
+    int64_t start    # column j's nonzeros are [start, next row's start)
 
 
 cdef packed struct Nonzero:
     double value
-    int64_t row
+    int32_t row
 
 
 COORDINATE_DTYPE = np.dtype([
-    ("step", "f8"), ("clip", "f8"), ("sigma", "f8"), ("theta", "f8"),
-    ("start", "i8"), ("end", "i8"), ("wsum", "f8"), ("stamp", "i8")])
-NONZERO_DTYPE = np.dtype([("value", "f8"), ("row", "i8")])
+    ("step", "f8"), ("clip", "f8"), ("theta", "f8"), ("start", "i8")])
+NONZERO_DTYPE = np.dtype([("value", "f8"), ("row", "i4")])
 
 
 def pack_columns(X):
-    """The nonzeros of a canonical CSC ``X`` as (value, row) pairs, column by column."""
+    """The nonzeros of a canonical CSC ``X`` as packed (value, row) pairs, column by column."""
+    if X.shape[0] > np.iinfo(np.int32).max:
+        raise ValueError(f"DP-CD supports at most 2**31 - 1 samples, got {X.shape[0]}")
     nonzeros = np.empty(X.nnz, dtype=NONZERO_DTYPE)
     nonzeros["value"] = X.data
     nonzeros["row"] = X.indices
     return nonzeros
 
 
-def pack_coordinates(indptr, step_sizes, clip_thresholds, noise_scales, theta):
-    """One 64-byte-aligned :data:`COORDINATE_DTYPE` row per coordinate.
+def pack_coordinates(indptr, step_sizes, clip_thresholds, theta):
+    """``p + 1`` :data:`COORDINATE_DTYPE` rows, two per 64-byte cache line.
 
-    The lazy-average state starts empty (``wsum = 0``, ``stamp = 1``).
+    Row ``p`` is a sentinel (``start = nnz``, ``step = 0``) that closes the last
+    column; the coordinates are ``rows[:p]``.
     """
     p = len(step_sizes)
-    raw = np.zeros((p + 1) * COORDINATE_DTYPE.itemsize, dtype=np.uint8)
-    offset = (-raw.ctypes.data) % 64  # one row per cache line
-    rows = raw[offset:offset + p * COORDINATE_DTYPE.itemsize].view(COORDINATE_DTYPE)
-    rows["step"] = step_sizes
-    rows["clip"] = clip_thresholds
-    rows["sigma"] = noise_scales
-    rows["theta"] = theta
-    rows["start"] = indptr[:-1]
-    rows["end"] = indptr[1:]
-    rows["wsum"] = 0.0
-    rows["stamp"] = 1
+    size = COORDINATE_DTYPE.itemsize
+    raw = np.zeros((p + 1) * size + 64, dtype=np.uint8)
+    offset = (-raw.ctypes.data) % 64
+    rows = raw[offset:offset + (p + 1) * size].view(COORDINATE_DTYPE)
+    rows["step"][:p] = step_sizes
+    rows["clip"][:p] = clip_thresholds
+    rows["theta"][:p] = theta
+    rows["start"] = indptr
     return rows
 
 
 BATCH_SIZE = BATCH
+
+
+cdef inline void prefetch_column(const Nonzero* nonzeros, const Coordinate* c) noexcept nogil:
+    """Prefetch every cache line of column ``c``'s nonzeros."""
+    cdef const char* line = <const char*> &nonzeros[c.start]
+    cdef const char* last = <const char*> &nonzeros[(c + 1).start] - 1
+    while line <= last:
+        prefetch(line)
+        line += 64
+    prefetch(last)
+
+
+cdef inline void prefetch_row(const Coordinate* c) noexcept nogil:
+    """Prefetch row ``c`` and the next row's ``start`` (same line half the time)."""
+    prefetch(c)
+    prefetch(c + 1)
 
 
 cdef class RandomStreams:
@@ -183,7 +197,10 @@ def dp_cd_steps(
     Coordinate[::1] coords,
     double[::1] margin,
     double[::1] deriv,
+    double noise_multiplier,
     bint average,
+    double[::1] wsum,
+    int64_t[::1] stamp,
     Py_ssize_t k_start,
     Py_ssize_t n_steps,
     double l1,
@@ -199,12 +216,17 @@ def dp_cd_steps(
     nonzeros : ndarray of NONZERO_DTYPE
         X's nonzeros, column by column (:func:`pack_columns`).
     y : labels.
-    coords : ndarray of COORDINATE_DTYPE, shape (n_features,)
-        Per-coordinate parameters and state (:func:`pack_coordinates`); ``theta``,
-        ``wsum`` and ``stamp`` are updated in place.
+    coords : ndarray of COORDINATE_DTYPE, shape (n_features + 1,)
+        Per-coordinate parameters and ``theta`` (:func:`pack_coordinates`),
+        ``theta`` updated in place.
     margin, deriv : ``X @ theta`` and ``loss'(margin, y)``, updated in place.
+    noise_multiplier : float
+        z: the released gradient of coordinate j gets ``N(0, (z 2 C_j / n)^2)``
+        (z times its L2 sensitivity); 0 draws no noise.
     average : bool
-        Maintain the lazy running sum of the iterates.
+        Maintain the lazy running sum of the iterates in ``wsum`` and ``stamp``
+        (shape (n_features,): the sum of theta_j over the iterates before
+        ``stamp_j``, the first iterate index at which the current theta_j holds).
     k_start, n_steps : step range within the inner loop (0-based).
     l1, l2 : elastic-net penalty strengths.
     streams : RandomStreams
@@ -215,15 +237,20 @@ def dp_cd_steps(
     n_moves : int
         Number of steps that changed theta.
     """
-    cdef Py_ssize_t p = coords.shape[0]
+    cdef Py_ssize_t p = coords.shape[0] - 1
     cdef double n = margin.shape[0]
+    cdef double noise_scale = noise_multiplier * 2.0  # sigma_j = noise_scale * C_j / n
     cdef Py_ssize_t k, b, pos, size, done = 0, n_moves = 0
-    cdef int64_t q, row
+    cdef int64_t j, q, end
+    cdef int32_t row
     cdef int64_t* batch = streams.indices
     cdef Coordinate* c
     cdef double grad, old, new, delta
-    if <uint64_t> p != streams.p:
-        raise ValueError(f"streams were made for {streams.p} features, not {p}")
+    if p < 1 or <uint64_t> p != streams.p:
+        raise ValueError(f"streams were made for {streams.p} features, "
+                         f"coords hold {p} (plus the sentinel row)")
+    if average and (wsum.shape[0] != p or stamp.shape[0] != p):
+        raise ValueError("wsum and stamp must have one entry per feature")
     if n_steps <= 0:
         return 0
     with streams.index_generator.bit_generator.lock, \
@@ -232,23 +259,25 @@ def dp_cd_steps(
             if streams.index_pos == BATCH:
                 streams.refill_indices()
                 for b in range(2 * LOOKAHEAD):
-                    prefetch(&coords[batch[b]])
+                    prefetch_row(&coords[batch[b]])
                 for b in range(LOOKAHEAD):
-                    prefetch(&nonzeros[coords[batch[b]].start])
+                    prefetch_column(&nonzeros[0], &coords[batch[b]])
             pos = streams.index_pos
             size = min(BATCH - pos, n_steps - done)
             for b in range(pos, pos + size):
                 if b + 2 * LOOKAHEAD < BATCH:
-                    prefetch(&coords[batch[b + 2 * LOOKAHEAD]])
+                    prefetch_row(&coords[batch[b + 2 * LOOKAHEAD]])
                 if b + LOOKAHEAD < BATCH:
-                    prefetch(&nonzeros[coords[batch[b + LOOKAHEAD]].start])
-                c = &coords[batch[b]]
+                    prefetch_column(&nonzeros[0], &coords[batch[b + LOOKAHEAD]])
+                j = batch[b]
+                c = &coords[j]
+                end = (c + 1).start
                 grad = 0.0
-                for q in range(c.start, c.end):
+                for q in range(c.start, end):
                     grad += clip(nonzeros[q].value * deriv[nonzeros[q].row], c.clip)
+                if noise_scale > 0.0:
+                    grad += noise_scale * c.clip * streams.normal()
                 grad /= n
-                if c.sigma > 0.0:
-                    grad += c.sigma * streams.normal()
                 if c.step == 0.0:
                     continue
                 old = c.theta
@@ -256,15 +285,15 @@ def dp_cd_steps(
                 if new == old:
                     continue
                 delta = new - old
-                for q in range(c.start, c.end):
+                for q in range(c.start, end):
                     row = nonzeros[q].row
                     margin[row] += delta * nonzeros[q].value
                     deriv[row] = loss_derivative(kind, margin[row], y[row])
                 if average:
                     # old held for the iterates stamp .. k; new from k + 1 on
                     k = k_start + done + b - pos
-                    c.wsum += old * (k + 1 - c.stamp)
-                    c.stamp = k + 1
+                    wsum[j] += old * (k + 1 - stamp[j])
+                    stamp[j] = k + 1
                 c.theta = new
                 n_moves += 1
             streams.index_pos = pos + size

@@ -29,13 +29,13 @@ class DPCDPass:
         n, p = self.X.shape
         M = self.datafit.smoothness(self.X)
         C = np.sqrt(M / M.sum())
-        self.sigma = calibrate_gaussian(1.0, 1e-5, p) * 2 * C / n
+        self.z = calibrate_gaussian(1.0, 1e-5, p)
         self.steps = np.divide(1.0, M, out=np.zeros(p), where=M > 0)
         self.l1 = 1e-3 if regime == "sparse" else 0.0
         self.nonzeros = pack_columns(self.X)
         # state carries over between repeats (a pass from wherever the last ended)
-        self.coords = pack_coordinates(self.X.indptr, self.steps, C, self.sigma,
-                                       np.zeros(p))
+        self.coords = pack_coordinates(self.X.indptr, self.steps, C, np.zeros(p))
+        self.wsum, self.stamp = np.zeros(p), np.ones(p, dtype=np.int64)
         self.margin = np.zeros(n)
         self.deriv = self.datafit.derivative(self.margin, self.y)
         self.streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1))
@@ -43,7 +43,8 @@ class DPCDPass:
     def time_pass(self, datafit, regime):
         p = self.X.shape[1]
         dp_cd_steps(self.datafit.kind, self.nonzeros, self.y, self.coords, self.margin,
-                    self.deriv, True, 0, p, self.l1, 0.0, self.streams)
+                    self.deriv, self.z, True, self.wsum, self.stamp, 0, p, self.l1, 0.0,
+                    self.streams)
 
 
 class DPCDSolver:

@@ -179,8 +179,9 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
 
     w = np.zeros(p)
     nonzeros = pack_columns(X)
-    coords = pack_coordinates(X.indptr, steps, C, sigma, w)
-    theta, wsum, stamp = coords["theta"], coords["wsum"], coords["stamp"]  # views
+    coords = pack_coordinates(X.indptr, steps, C, w)
+    theta = coords["theta"][:p]  # a view: the kernel's iterate
+    wsum, stamp = np.zeros(p), np.ones(p, dtype=np.int64)
     streams = RandomStreams(p, *split_generator(generator), selection=selection)
     every = max(1, int(round(trace_every * p)))
     passes_done, values = [], []
@@ -195,8 +196,8 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         while k < K:
             todo = min(K - k, every - (t * K + k) % every) if trace else K
             moves += dp_cd_steps(
-                datafit.kind, nonzeros, y, coords, margin, deriv, averaging, k, todo,
-                penalty.l1, penalty.l2, streams)
+                datafit.kind, nonzeros, y, coords, margin, deriv, z, averaging, wsum,
+                stamp, k, todo, penalty.l1, penalty.l2, streams)
             k += todo
             if trace and ((t * K + k) % every == 0 or (t == T - 1 and k == K)):
                 current = _average(theta, wsum, stamp, k) if averaging else theta
