@@ -21,7 +21,7 @@ where the next row's starts (a sentinel row closes the array).  The noise scale
 is not stored: ``sigma_j = z * 2 C_j / n`` for the run's one multiplier z.  The
 nonzeros are packed (value, row) pairs of 12 bytes (:data:`NONZERO_DTYPE`, CSC
 order), and the lazy-average state lives in two arrays of its own, touched
-only when theta_j moves.  Coordinates come from their own generator, ``BATCH``
+only when theta_j moves (and prefetched with the nonzeros).  Coordinates come from their own generator, ``BATCH``
 at a time (``integers(0, p, BATCH)``, kept in a buffer that persists across
 calls, so results do not depend on how the steps are split into calls), and
 are prefetched in a two-stage pipeline: a row ``2 * LOOKAHEAD`` steps ahead,
@@ -62,6 +62,11 @@ cdef packed struct Coordinate:
     int64_t start    # column j's nonzeros are [start, next row's start)
 
 
+cdef packed struct Average:
+    double wsum      # sum of theta_j over the iterates before stamp
+    int64_t stamp    # first iterate index at which the current theta_j holds
+
+
 cdef packed struct Nonzero:
     double value
     int32_t row
@@ -70,6 +75,14 @@ cdef packed struct Nonzero:
 COORDINATE_DTYPE = np.dtype([
     ("step", "f8"), ("clip", "f8"), ("theta", "f8"), ("start", "i8")])
 NONZERO_DTYPE = np.dtype([("value", "f8"), ("row", "i4")])
+AVERAGE_DTYPE = np.dtype([("wsum", "f8"), ("stamp", "i8")])
+
+
+def empty_average(p):
+    """Lazy-average state of ``p`` coordinates, empty (``wsum = 0``, ``stamp = 1``)."""
+    state = np.zeros(p, dtype=AVERAGE_DTYPE)
+    state["stamp"] = 1
+    return state
 
 
 def pack_columns(X):
@@ -203,9 +216,7 @@ def dp_cd_steps(
     double[::1] margin,
     double[::1] deriv,
     double noise_multiplier,
-    bint average,
-    double[::1] wsum,
-    int64_t[::1] stamp,
+    Average[::1] average,
     Py_ssize_t k_start,
     Py_ssize_t n_steps,
     double l1,
@@ -228,10 +239,10 @@ def dp_cd_steps(
     noise_multiplier : float
         z: the released gradient of coordinate j gets ``N(0, (z 2 C_j / n)^2)``
         (z times its L2 sensitivity); 0 draws no noise.
-    average : bool
-        Maintain the lazy running sum of the iterates in ``wsum`` and ``stamp``
-        (shape (n_features,): the sum of theta_j over the iterates before
-        ``stamp_j``, the first iterate index at which the current theta_j holds).
+    average : ndarray of AVERAGE_DTYPE, shape (n_features,), or None
+        Lazy running sum of the iterates (:func:`empty_average`), updated in
+        place: ``wsum_j`` sums theta_j over the iterates before ``stamp_j``, the
+        first iterate index at which the current theta_j holds.  None: no average.
     k_start, n_steps : step range within the inner loop (0-based).
     l1, l2 : elastic-net penalty strengths.
     streams : RandomStreams
@@ -254,8 +265,9 @@ def dp_cd_steps(
     if p < 1 or <uint64_t> p != streams.p:
         raise ValueError(f"streams were made for {streams.p} features, "
                          f"coords hold {p} (plus the sentinel row)")
-    if average and (wsum.shape[0] != p or stamp.shape[0] != p):
-        raise ValueError("wsum and stamp must have one entry per feature")
+    cdef bint averaging = average is not None
+    if averaging and average.shape[0] != p:
+        raise ValueError("average must have one entry per feature")
     if n_steps <= 0:
         return 0
     with streams.index_generator.bit_generator.lock, \
@@ -274,6 +286,8 @@ def dp_cd_steps(
                     prefetch_row(&coords[batch[b + 2 * LOOKAHEAD]])
                 if b + LOOKAHEAD < BATCH:
                     prefetch_column(&nonzeros[0], &coords[batch[b + LOOKAHEAD]])
+                    if averaging:  # written if the step moves
+                        prefetch(&average[batch[b + LOOKAHEAD]])
                 j = batch[b]
                 c = &coords[j]
                 end = (c + 1).start
@@ -294,11 +308,11 @@ def dp_cd_steps(
                     row = nonzeros[q].row
                     margin[row] += delta * nonzeros[q].value
                     deriv[row] = loss_derivative(kind, margin[row], y[row])
-                if average:
+                if averaging:
                     # old held for the iterates stamp .. k; new from k + 1 on
                     k = k_start + done + b - pos
-                    wsum[j] += old * (k + 1 - stamp[j])
-                    stamp[j] = k + 1
+                    average[j].wsum += old * (k + 1 - average[j].stamp)
+                    average[j].stamp = k + 1
                 c.theta = new
                 n_moves += 1
             streams.index_pos = pos + size

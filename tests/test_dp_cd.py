@@ -174,9 +174,8 @@ def test_clipped_gradient_sensitivity_is_at_most_2C_over_n(datafit, logistic):
             margin = A @ theta
             deriv = datafit.derivative(margin, b)
             gen = np.random.default_rng(trial)  # same coordinate on both sides
-            dp_cd_steps(datafit.kind, pack_columns(A), b, coords, margin, deriv, 0.0, False,
-                        np.zeros(p), np.ones(p, dtype=np.int64), 0, 1, 0.0, 0.0,
-                        RandomStreams(p, gen, np.random.default_rng(0)))
+            dp_cd_steps(datafit.kind, pack_columns(A), b, coords, margin, deriv, 0.0, None,
+                        0, 1, 0.0, 0.0, RandomStreams(p, gen, np.random.default_rng(0)))
             j = int(np.random.default_rng(trial).integers(0, p, size=BATCH)[0])
             # gamma_j = 1, no penalty: theta_j moves by exactly -g_j
             grads.append((j, theta[j] - th[j]))

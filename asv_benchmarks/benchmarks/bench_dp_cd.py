@@ -1,7 +1,8 @@
 """asv: DP-CD, one pass (p noisy coordinate steps) on the dorothea-shaped problem."""
 import numpy as np
 
-from sparsedp._dp_cd_fast import RandomStreams, dp_cd_steps, pack_columns, pack_coordinates
+from sparsedp._dp_cd_fast import (
+    RandomStreams, dp_cd_steps, empty_average, pack_columns, pack_coordinates)
 from sparsedp._validation import check_X_y
 from sparsedp.accounting import calibrate_gaussian
 from sparsedp.datafits import Logistic, Squared
@@ -35,7 +36,7 @@ class DPCDPass:
         self.nonzeros = pack_columns(self.X)
         # state carries over between repeats (a pass from wherever the last ended)
         self.coords = pack_coordinates(self.X.indptr, self.steps, C, np.zeros(p))
-        self.wsum, self.stamp = np.zeros(p), np.ones(p, dtype=np.int64)
+        self.average = empty_average(p)
         self.margin = np.zeros(n)
         self.deriv = self.datafit.derivative(self.margin, self.y)
         self.streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1))
@@ -43,7 +44,7 @@ class DPCDPass:
     def time_pass(self, datafit, regime):
         p = self.X.shape[1]
         dp_cd_steps(self.datafit.kind, self.nonzeros, self.y, self.coords, self.margin,
-                    self.deriv, self.z, True, self.wsum, self.stamp, 0, p, self.l1, 0.0,
+                    self.deriv, self.z, self.average, 0, p, self.l1, 0.0,
                     self.streams)
 
 

@@ -10,7 +10,8 @@ import numbers
 
 import numpy as np
 
-from .._dp_cd_fast import RandomStreams, dp_cd_steps, pack_columns, pack_coordinates
+from .._dp_cd_fast import (
+    RandomStreams, dp_cd_steps, empty_average, pack_columns, pack_coordinates)
 from .._validation import check_X_y, check_random_state
 from ..accounting import PrivacyLedger, calibrate_gaussian
 from ..penalties import as_penalty
@@ -181,7 +182,8 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
     nonzeros = pack_columns(X)
     coords = pack_coordinates(X.indptr, steps, C, w)
     theta = coords["theta"][:p]  # a view: the kernel's iterate
-    wsum, stamp = np.zeros(p), np.ones(p, dtype=np.int64)
+    state = empty_average(p)
+    wsum, stamp = state["wsum"], state["stamp"]  # views
     streams = RandomStreams(p, *split_generator(generator), selection=selection)
     every = max(1, int(round(trace_every * p)))
     passes_done, values = [], []
@@ -196,8 +198,8 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         while k < K:
             todo = min(K - k, every - (t * K + k) % every) if trace else K
             moves += dp_cd_steps(
-                datafit.kind, nonzeros, y, coords, margin, deriv, z, averaging, wsum,
-                stamp, k, todo, penalty.l1, penalty.l2, streams)
+                datafit.kind, nonzeros, y, coords, margin, deriv, z,
+                state if averaging else None, k, todo, penalty.l1, penalty.l2, streams)
             k += todo
             if trace and ((t * K + k) % every == 0 or (t == T - 1 and k == K)):
                 current = _average(theta, wsum, stamp, k) if averaging else theta
