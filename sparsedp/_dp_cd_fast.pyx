@@ -21,7 +21,7 @@ where the next row's starts (a sentinel row closes the array).  The noise scale
 is not stored: ``sigma_j = z * 2 C_j / n`` for the run's one multiplier z.  The
 nonzeros are packed (value, row) pairs of 12 bytes (:data:`NONZERO_DTYPE`, CSC
 order), and the lazy-average state lives in two arrays of its own, touched
-only when theta_j moves (and prefetched with the nonzeros).  Coordinates come from their own generator, ``BATCH``
+only when theta_j moves (prefetched with the nonzeros while steps move often).  Coordinates come from their own generator, ``BATCH``
 at a time (``integers(0, p, BATCH)``, kept in a buffer that persists across
 calls, so results do not depend on how the steps are split into calls), and
 are prefetched in a two-stage pipeline: a row ``2 * LOOKAHEAD`` steps ahead,
@@ -117,17 +117,16 @@ BATCH_SIZE = BATCH
 
 
 cdef inline void prefetch_column(const Nonzero* nonzeros, const Coordinate* c) noexcept nogil:
-    """Prefetch the first four cache lines of column ``c``'s nonzeros, and its last.
+    """Prefetch the first three cache lines of column ``c``'s nonzeros, and its last.
 
     Branch-free (a loop over the lines would end in a mispredicted branch every
-    step): enough for columns of up to about 20 nonzeros; longer ones stream.
+    step): enough for columns of up to about 15 nonzeros; longer ones stream.
     """
     cdef const char* first = <const char*> &nonzeros[c.start]
     cdef const char* last = <const char*> &nonzeros[(c + 1).start] - 1
     prefetch(first)
     prefetch(first + 64 if first + 64 < last else last)
     prefetch(first + 128 if first + 128 < last else last)
-    prefetch(first + 192 if first + 192 < last else last)
     prefetch(last)
 
 
@@ -261,7 +260,9 @@ def dp_cd_steps(
     cdef int32_t row
     cdef int64_t* batch = streams.indices
     cdef Coordinate* c
-    cdef double grad, old, new, delta
+    cdef double grad, old, new, delta, inv_n = 1.0 / n
+    cdef Py_ssize_t moves_before
+    cdef bint prefetch_average = False  # only while steps move often
     if p < 1 or <uint64_t> p != streams.p:
         raise ValueError(f"streams were made for {streams.p} features, "
                          f"coords hold {p} (plus the sentinel row)")
@@ -280,13 +281,14 @@ def dp_cd_steps(
                 for b in range(LOOKAHEAD):
                     prefetch_column(&nonzeros[0], &coords[batch[b]])
             pos = streams.index_pos
+            moves_before = n_moves
             size = min(BATCH - pos, n_steps - done)
             for b in range(pos, pos + size):
                 if b + 2 * LOOKAHEAD < BATCH:
                     prefetch_row(&coords[batch[b + 2 * LOOKAHEAD]])
                 if b + LOOKAHEAD < BATCH:
                     prefetch_column(&nonzeros[0], &coords[batch[b + LOOKAHEAD]])
-                    if averaging:  # written if the step moves
+                    if prefetch_average:  # written if the step moves
                         prefetch(&average[batch[b + LOOKAHEAD]])
                 j = batch[b]
                 c = &coords[j]
@@ -296,7 +298,7 @@ def dp_cd_steps(
                     grad += clip(nonzeros[q].value * deriv[nonzeros[q].row], c.clip)
                 if noise_scale > 0.0:
                     grad += noise_scale * c.clip * streams.normal()
-                grad /= n
+                grad *= inv_n
                 if c.step == 0.0:
                     continue
                 old = c.theta
@@ -316,5 +318,7 @@ def dp_cd_steps(
                 c.theta = new
                 n_moves += 1
             streams.index_pos = pos + size
+            # more than 1 move in 16 steps: prefetching the average records pays
+            prefetch_average = averaging and (n_moves - moves_before) * 16 > size
             done += size
     return n_moves
