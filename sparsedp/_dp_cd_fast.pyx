@@ -21,11 +21,13 @@ where the next row's starts (a sentinel row closes the array).  The noise scale
 is not stored: ``sigma_j = z * 2 C_j / n`` for the run's one multiplier z.  The
 nonzeros are packed (value, row) pairs of 12 bytes (:data:`NONZERO_DTYPE`, CSC
 order), and the lazy-average state lives in two arrays of its own, touched
-only when theta_j moves (prefetched with the nonzeros while steps move often).  Coordinates come from their own generator, ``BATCH``
-at a time (``integers(0, p, BATCH)``, kept in a buffer that persists across
-calls, so results do not depend on how the steps are split into calls), and
-are prefetched in a two-stage pipeline: a row ``2 * LOOKAHEAD`` steps ahead,
-its nonzeros' first cache lines ``LOOKAHEAD`` steps ahead.
+only when theta_j moves (prefetched with the nonzeros while steps move often).
+Coordinates come from their own generator, ``BATCH`` at a time
+(``integers(0, p, BATCH)``) into a ring of two batches that persists across
+calls (results do not depend on how the steps are split into calls); the next
+batch is always drawn, so the two-stage prefetch pipeline (a row ``2 *
+LOOKAHEAD`` steps ahead, its nonzeros' first cache lines ``LOOKAHEAD`` steps
+ahead) runs on across batch boundaries.
 """
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from numpy.random cimport bitgen_t
@@ -52,6 +54,8 @@ cdef extern from *:
 
 cdef enum:
     BATCH = 256     # coordinates drawn at a time (Generator.integers(0, p, BATCH))
+    RING = 2 * BATCH  # two batches: one being consumed, the next already drawn
+    MASK = RING - 1
     LOOKAHEAD = 16  # steps ahead at which a column's nonzeros are prefetched
 
 
@@ -155,8 +159,9 @@ cdef class RandomStreams:
     cdef bint shuffle
     cdef int64_t[::1] permutation
     cdef Py_ssize_t permutation_pos
-    cdef int64_t indices[BATCH]
-    cdef Py_ssize_t index_pos
+    cdef int64_t indices[RING]  # two halves of BATCH, consumed in turn
+    cdef Py_ssize_t index_pos  # next index to consume; at least BATCH after it are drawn
+    cdef bint primed
     cdef double normals[BATCH]
     cdef Py_ssize_t normal_pos
 
@@ -175,15 +180,18 @@ cdef class RandomStreams:
         self.shuffle = selection == "shuffle"
         self.permutation = np.empty(n_features if self.shuffle else 0, dtype=np.int64)
         self.permutation_pos = n_features
-        self.index_pos = BATCH
+        self.index_pos = 0
+        self.primed = False
         self.normal_pos = BATCH
 
-    cdef inline void refill_indices(self) noexcept nogil:
+    cdef inline void refill_indices(self, Py_ssize_t half) noexcept nogil:
+        """Draw the next BATCH coordinates into half 0 or 1 of the ring."""
         cdef Py_ssize_t b, i, j, p = self.p
         cdef int64_t t
+        cdef int64_t* out = &self.indices[half * BATCH]
         if not self.shuffle:
             random_bounded_uint64_fill(self.index_rng, 0, p - 1, BATCH, False,
-                                       <uint64_t*> self.indices)
+                                       <uint64_t*> out)
         else:
             for b in range(BATCH):
                 if self.permutation_pos == p:  # next pass: a fresh permutation(p)
@@ -195,9 +203,16 @@ cdef class RandomStreams:
                         self.permutation[i] = self.permutation[j]
                         self.permutation[j] = t
                     self.permutation_pos = 0
-                self.indices[b] = self.permutation[self.permutation_pos]
+                out[b] = self.permutation[self.permutation_pos]
                 self.permutation_pos += 1
-        self.index_pos = 0
+
+    cdef inline void prime(self) noexcept nogil:
+        """Fill both halves (first call only)."""
+        if not self.primed:
+            self.refill_indices(0)
+            self.refill_indices(1)
+            self.index_pos = 0
+            self.primed = True
 
     cdef inline double normal(self) noexcept nogil:
         if self.normal_pos == BATCH:
@@ -258,7 +273,7 @@ def dp_cd_steps(
     cdef Py_ssize_t k, b, pos, size, done = 0, n_moves = 0
     cdef int64_t j, q, end
     cdef int32_t row
-    cdef int64_t* batch = streams.indices
+    cdef int64_t* ring = streams.indices
     cdef Coordinate* c
     cdef double grad, old, new, delta, inv_n = 1.0 / n
     cdef Py_ssize_t moves_before
@@ -273,24 +288,24 @@ def dp_cd_steps(
         return 0
     with streams.index_generator.bit_generator.lock, \
             streams.noise_generator.bit_generator.lock, nogil:
+        streams.prime()
+        pos = streams.index_pos
+        for b in range(pos, pos + 2 * LOOKAHEAD):  # start the prefetch pipeline
+            prefetch_row(&coords[ring[b & MASK]])
+        for b in range(pos, pos + LOOKAHEAD):
+            prefetch_column(&nonzeros[0], &coords[ring[b & MASK]])
         while done < n_steps:
-            if streams.index_pos == BATCH:
-                streams.refill_indices()
-                for b in range(2 * LOOKAHEAD):
-                    prefetch_row(&coords[batch[b]])
-                for b in range(LOOKAHEAD):
-                    prefetch_column(&nonzeros[0], &coords[batch[b]])
+            # steps up to the end of the current half; the other half is drawn,
+            # so lookahead runs on across the boundary
             pos = streams.index_pos
+            size = min(BATCH - pos % BATCH, n_steps - done)
             moves_before = n_moves
-            size = min(BATCH - pos, n_steps - done)
             for b in range(pos, pos + size):
-                if b + 2 * LOOKAHEAD < BATCH:
-                    prefetch_row(&coords[batch[b + 2 * LOOKAHEAD]])
-                if b + LOOKAHEAD < BATCH:
-                    prefetch_column(&nonzeros[0], &coords[batch[b + LOOKAHEAD]])
-                    if prefetch_average:  # written if the step moves
-                        prefetch(&average[batch[b + LOOKAHEAD]])
-                j = batch[b]
+                prefetch_row(&coords[ring[(b + 2 * LOOKAHEAD) & MASK]])
+                prefetch_column(&nonzeros[0], &coords[ring[(b + LOOKAHEAD) & MASK]])
+                if prefetch_average:  # written if the step moves
+                    prefetch(&average[ring[(b + LOOKAHEAD) & MASK]])
+                j = ring[b]
                 c = &coords[j]
                 end = (c + 1).start
                 grad = 0.0
@@ -317,8 +332,12 @@ def dp_cd_steps(
                     average[j].stamp = k + 1
                 c.theta = new
                 n_moves += 1
-            streams.index_pos = pos + size
+            done += size
+            pos += size
+            if pos % BATCH == 0:  # a half consumed: draw its successor into it
+                streams.refill_indices(pos // BATCH - 1)
+                pos %= RING
+            streams.index_pos = pos
             # more than 1 move in 16 steps: prefetching the average records pays
             prefetch_average = averaging and (n_moves - moves_before) * 16 > size
-            done += size
     return n_moves
