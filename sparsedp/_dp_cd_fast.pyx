@@ -252,7 +252,8 @@ def dp_cd_steps(
     margin, deriv : ``X @ theta`` and ``loss'(margin, y)``, updated in place.
     noise_multiplier : float
         z: the released gradient of coordinate j gets ``N(0, (z 2 C_j / n)^2)``
-        (z times its L2 sensitivity); 0 draws no noise.
+        (z times its L2 sensitivity); 0 draws no noise.  With z > 0 the clipping
+        thresholds must be finite.
     average : ndarray of AVERAGE_DTYPE, shape (n_features,), or None
         Lazy running sum of the iterates (:func:`empty_average`), updated in
         place: ``wsum_j`` sums theta_j over the iterates before ``stamp_j``, the
