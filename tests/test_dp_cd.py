@@ -190,47 +190,80 @@ def test_clipped_gradient_sensitivity_is_at_most_2C_over_n(datafit, logistic):
     assert worst > 0.9  # the bound is nearly attained: the test can fail
 
 
+def _censored_pvalue(draws, law, low, high):
+    """Goodness of fit of draws to min(max(V, low), high), V of CDF ``law``.
+
+    The atom at ``low`` by an exact binomial test of its mass ``law(low)``; the
+    draws above it by Kolmogorov-Smirnov against V's law conditioned on
+    (low, high) (no draw reaches ``high`` in these tests).  The smaller p-value.
+    """
+    at_floor = draws == low
+    atom = stats.binomtest(int(at_floor.sum()), len(draws), float(law(low))).pvalue
+    rest = draws[~at_floor]
+    assert np.all(rest < high)
+    lo, hi = law(low), law(high)
+    ks = stats.kstest(rest, lambda t: (law(t) - lo) / (hi - lo)).pvalue
+    return min(atom, ks)
+
+
 def test_private_smoothness_is_laplace_with_the_right_scale():
-    """DP-CD-P: clipped per-sample constants + Lap(p b_j / (n eps'))."""
+    """DP-CD-P: clipped per-sample constants + Lap(p b_j / (n eps')), then raised to
+    the noise scale and capped at b_j (post-processing)."""
     from sparsedp.solvers._smoothness import private_smoothness
     X, y = make_sparse_problem(n=200, p=5, density=0.8)
-    bounds = np.full(5, 1.5)
+    bounds = np.full(5, 3.0)
     b = Squared().beta * bounds**2
     clipped = np.minimum(Squared().beta * X.toarray()**2, b).mean(axis=0)
-    draws = np.array([private_smoothness(X, Squared(), 0.3, bounds,
+    draws = np.array([private_smoothness(X, Squared(), 0.5, bounds,
                                          np.random.default_rng(s))[0]
                       for s in range(3000)])
-    scale = 5 * b / (200 * 0.3)
-    floor = b / 200
-    assert np.all(draws >= floor)
-    for j in range(5):  # law: max(clipped_j + Lap(scale_j), floor_j)
-        def cdf(t, j=j):
-            return np.where(t < floor[j], 0.0,
-                            stats.laplace.cdf(t, loc=clipped[j], scale=scale[j]))
-        assert stats.kstest(draws[:, j], cdf).pvalue > 1e-3
+    scale = 5 * b / (200 * 0.5)
+    assert np.all((draws >= scale) & (draws <= b))
+    assert np.all(np.mean(draws == scale, axis=0) > 0.05)  # the floor is reached
+    for j in range(5):  # law: min(max(clipped_j + Lap(scale_j), scale_j), b_j)
+        law = lambda t, j=j: stats.laplace.cdf(t, loc=clipped[j], scale=scale[j])  # noqa: E731
+        assert _censored_pvalue(draws[:, j], law, scale[j], b[j]) > 1e-3
     # a twice-too-small scale is rejected (the test can fail)
-    assert stats.kstest(draws[:, 0], lambda t: np.where(
-        t < floor[0], 0.0, stats.laplace.cdf(t, loc=clipped[0], scale=scale[0] / 2))
-    ).pvalue < 1e-6
+    law = lambda t: stats.laplace.cdf(t, loc=clipped[0], scale=scale[0] / 2)  # noqa: E731
+    assert _censored_pvalue(draws[:, 0], law, scale[0], b[0]) < 1e-6
 
 
 def test_private_smoothness_gaussian_has_the_right_law():
     from sparsedp.solvers._smoothness import private_smoothness
     X, y = make_sparse_problem(n=200, p=5, density=0.8)
-    bounds = np.full(5, 1.5)
+    bounds = np.full(5, 3.0)
     b = Squared().beta * bounds**2
     clipped = np.minimum(Squared().beta * X.toarray()**2, b).mean(axis=0)
-    z = 3.0
+    z = 1.5
     draws = np.array([private_smoothness(X, Squared(), None, bounds,
                                          np.random.default_rng(s), mechanism="gaussian",
                                          noise_multiplier=z)[0]
                       for s in range(3000)])
     sd = z * np.sqrt(5) * b / 200  # L2 sensitivity sqrt(p) b_j / n
-    floor = b / 200
+    assert np.all((draws >= sd) & (draws <= b))
     for j in range(5):
-        def cdf(t, j=j):
-            return np.where(t < floor[j], 0.0, stats.norm.cdf(t, clipped[j], sd[j]))
-        assert stats.kstest(draws[:, j], cdf).pvalue > 1e-3
+        law = lambda t, j=j: stats.norm.cdf(t, clipped[j], sd[j])  # noqa: E731
+        assert _censored_pvalue(draws[:, j], law, sd[j], b[j]) > 1e-3
+    law = lambda t: stats.norm.cdf(t, clipped[0], sd[0] / 2)  # noqa: E731
+    assert _censored_pvalue(draws[:, 0], law, sd[0], b[0]) < 1e-6
+
+
+def test_private_smoothness_is_raised_to_its_noise_scale_and_capped():
+    """A heavy-tailed feature with a loose public bound: the estimate is mostly
+    noise; it is never below the noise scale (a step at most 1/scale) nor above b_j."""
+    from sparsedp.solvers._smoothness import private_smoothness
+    rng = np.random.default_rng(0)
+    n = 1000
+    X = sp.csc_array(np.c_[rng.standard_normal(n), rng.standard_normal(n) * 0.01])
+    bounds = np.array([50.0, 50.0])  # far above both features' values
+    M, scale = private_smoothness(X, Squared(), 1.0, bounds, rng)
+    b = Squared().beta * bounds**2
+    np.testing.assert_allclose(scale, 2 * b / n)
+    assert np.all(M >= scale) and np.all(M <= b)
+    draws = np.array([private_smoothness(X, Squared(), 1.0, bounds,
+                                         np.random.default_rng(s))[0] for s in range(400)])
+    # true M_1 = 2e-4, scale 10: at least half the draws sit at the floor
+    assert np.mean(draws[:, 1] == scale[1]) > 0.45
 
 
 @pytest.mark.parametrize("fraction", [0.1, 0.5])

@@ -48,7 +48,12 @@ def private_smoothness(X, datafit, epsilon, feature_bounds, generator, *,
       a Gaussian mechanism of multiplier z (``1/z``-GDP), far less noise when p is
       large.
 
-    Estimates are floored at ``b_j / n`` (post-processing).
+    Post-processing: an estimate is raised to its noise scale when below it and
+    capped at ``b_j``.  Below its noise scale an estimate cannot be told from
+    noise, and the two errors are not alike: overestimating ``M_j`` only shortens
+    the step ``gamma / M_j``, underestimating it (down to ``b_j / n`` for a
+    heavy-tailed feature whose public bound is loose) makes coordinate descent
+    overshoot by the same factor.  The clipped averages never exceed ``b_j``.
 
     Returns
     -------
@@ -67,7 +72,7 @@ def private_smoothness(X, datafit, epsilon, feature_bounds, generator, *,
         noise = generator.standard_normal(size=p)
     else:
         raise ValueError(f"mechanism must be 'laplace' or 'gaussian', got {mechanism!r}")
-    return np.maximum(clipped + noise * scale, bounds / n), scale
+    return np.minimum(np.maximum(clipped + noise * scale, scale), bounds), scale
 
 
 def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generator,
