@@ -10,18 +10,18 @@ O(nnz of column j) and at most nnz(X_j) exponentials (none if theta_j stays).
 
 Periodic averaging (line 9) is lazy: ``wsum_j`` holds the sum of theta_j over
 the iterates already accounted and ``stamp_j`` the first iterate index at which
-the current theta_j holds, so a step is O(1) in p; the average of iterates
-1..k is ``(wsum + theta * (k + 1 - stamp)) / k``.
+the current theta_j holds (an :data:`AVERAGE_DTYPE` record), so a step is O(1)
+in p; the average of iterates 1..k is ``(wsum + theta * (k + 1 - stamp)) / k``.
 
 Memory layout.  Random coordinates touch memory at random, so a step costs its
-cache misses, not its arithmetic.  Everything a step reads about coordinate j
+cache misses more than its arithmetic.  Everything a step reads about coordinate j
 (step size, clipping threshold, theta_j, where its column's nonzeros start) is
 one 32-byte :data:`COORDINATE_DTYPE` row, two to a cache line; the column ends
 where the next row's starts (a sentinel row closes the array).  The noise scale
 is not stored: ``sigma_j = z * 2 C_j / n`` for the run's one multiplier z.  The
 nonzeros are packed (value, row) pairs of 12 bytes (:data:`NONZERO_DTYPE`, CSC
-order), and the lazy-average state lives in two arrays of its own, touched
-only when theta_j moves (prefetched with the nonzeros while steps move often).
+order), and the 16-byte lazy-average records live apart, touched only when
+theta_j moves (prefetched with the nonzeros while steps move often).
 Coordinates come from their own generator, ``BATCH`` at a time
 (``integers(0, p, BATCH)``) into a ring of two batches that persists across
 calls (results do not depend on how the steps are split into calls); the next
