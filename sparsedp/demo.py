@@ -5,6 +5,11 @@ logistic problem with p >> n (4,000 x 100,000 binary, 5 informative features):
 the exact solver gives F*, then DP-CD (one pass) and DP-GCD (5 greedy
 iterations) fit the model privately.  The smoothness constants are public
 (binary features: ``M_j <= 1/4``); the hyper-parameters are fixed in advance.
+
+It shows the regime DP-GCD was made for: with p >> n, DP-CD's noise reaches
+every coordinate it visits, so at epsilon = 1 it cannot improve on w = 0 (and
+leaves thousands of wrong nonzeros), while DP-GCD spends its budget on a few
+greedily chosen coordinates and recovers the informative ones.
 """
 import time
 
@@ -58,13 +63,15 @@ def main():
     for name, fit in (
             ("DP-CD (1 pass)", lambda s: dp_cd(
                 X, y, datafit, penalty, epsilon=epsilon, delta=delta, passes=1,
-                clip=30.0, step_size=0.1, smoothness=smoothness, random_state=s)),
+                clip=1.0, step_size=0.1, smoothness=smoothness, random_state=s)),
             ("DP-GCD (5 iterations)", lambda s: dp_gcd(
                 X, y, datafit, penalty, epsilon=epsilon, delta=delta, n_iter=5,
                 clip=100.0, step_size=3.0, smoothness=smoothness, random_state=s))):
         start = time.perf_counter()
         res = fit(0)
         report(name, res, time.perf_counter() - start)
+    print("p >> n: DP-CD's noise reaches every coordinate it visits; DP-GCD spends the "
+          "budget on a few greedy ones (docs/dp_gcd.rst).")
 
 
 if __name__ == "__main__":
