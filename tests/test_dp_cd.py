@@ -150,6 +150,33 @@ def test_one_step_noise_has_the_calibrated_law():
     assert stats.kstest(eta / sigma, "norm").pvalue > 1e-3
 
 
+def test_each_coordinate_gets_its_own_noise_scale():
+    """sigma_j = z 2 C_j / n with C_j = sqrt(M_j / tr M) C differing 10x between two
+    coordinates: each one's noise has its own variance (the kernel computes sigma_j
+    from the row's threshold).  Disjoint column supports keep the two gradients
+    independent of the order; a shuffled pass updates each coordinate once."""
+    n = 40
+    rng = np.random.default_rng(1)
+    X = np.zeros((n, 2))
+    X[:20, 0] = rng.standard_normal(20)
+    X[20:, 1] = rng.standard_normal(20)
+    M = np.array([1.0, 100.0])  # public constants: C_1 = 10 C_0
+    X, y = sp.csc_array(X), rng.standard_normal(n)
+    clip, eps, delta = 2.0, 1.0, 1e-5
+    C = np.sqrt(M / M.sum()) * clip
+    g = np.clip(X.toarray() * Squared().derivative(np.zeros(n), y)[:, None],
+                -C, C).sum(axis=0) / n
+    sigma = calibrate_gaussian(eps, delta, 2) * 2 * C / n
+    eta = np.array([
+        -dp_cd(X, y, Squared(), None, epsilon=eps, delta=delta, passes=1, clip=clip,
+               smoothness=M, selection="shuffle", averaging=False,
+               random_state=s).coef * M - g
+        for s in range(3000)])
+    for j in range(2):
+        assert abs(eta[:, j].var() / sigma[j]**2 - 1) < 4 * math.sqrt(2 / len(eta))
+        assert stats.kstest(eta[:, j] / sigma[j], "norm").pvalue > 1e-3
+
+
 @pytest.mark.parametrize("datafit,logistic", [(Squared(), False), (Logistic(), True)])
 def test_clipped_gradient_sensitivity_is_at_most_2C_over_n(datafit, logistic):
     """Between random replace-one neighbours (with extreme records), at random
