@@ -43,8 +43,9 @@ cdef extern from "numpy/random/distributions.h":
     void random_bounded_uint64_fill(bitgen_t* state, uint64_t off, uint64_t rng,
                                     Py_ssize_t cnt, bint use_masked,
                                     uint64_t* out) noexcept nogil
-    # Generator.permutation(p) is a Fisher-Yates shuffle of arange(p) with this draw
-    uint64_t random_interval(bitgen_t* state, uint64_t max) noexcept nogil
+    # Generator.integers(0, high + 1) draws one with exactly this call (Lemire's method)
+    uint64_t random_bounded_uint64(bitgen_t* state, uint64_t off, uint64_t rng,
+                                   uint64_t mask, bint use_masked) noexcept nogil
 
 cdef extern from *:
     """
@@ -145,8 +146,9 @@ cdef class RandomStreams:
 
     Coordinates come from ``index_generator``: with ``selection="uniform"``
     (Algorithm 1) as ``integers(0, p, BATCH)``; with ``"shuffle"`` as a stream of
-    fresh random permutations, ``permutation(p)`` one after the other (every
-    coordinate once per pass).  Noise comes from ``noise_generator`` as
+    fresh uniformly random permutations, one after the other (every coordinate
+    once per pass), each a Fisher-Yates shuffle of ``arange(p)`` swapping ``i``
+    with ``integers(0, i + 1)`` for ``i = p - 1, ..., 1``.  Noise comes from ``noise_generator`` as
     ``standard_normal(BATCH)`` (equal to BATCH scalar draws), one normal per
     noisy step.  Buffers persist across :func:`dp_cd_steps` calls, so a run does
     not depend on how its steps are split into calls; draws left in the buffers
@@ -197,14 +199,29 @@ cdef class RandomStreams:
                 if self.permutation_pos == p:  # next pass: a fresh permutation(p)
                     for i in range(p):
                         self.permutation[i] = i
-                    for i in range(p - 1, 0, -1):
-                        j = <Py_ssize_t> random_interval(self.index_rng, i)
+                    for i in range(p - 1, 0, -1):  # Fisher-Yates
+                        j = <Py_ssize_t> random_bounded_uint64(self.index_rng, 0, i, 0, False)
                         t = self.permutation[i]
                         self.permutation[i] = self.permutation[j]
                         self.permutation[j] = t
                     self.permutation_pos = 0
                 out[b] = self.permutation[self.permutation_pos]
                 self.permutation_pos += 1
+
+    def take(self, Py_ssize_t count):
+        """The next ``count`` coordinates, consumed as ``count`` steps would be (tests)."""
+        out = np.empty(count, dtype=np.int64)
+        cdef int64_t[::1] view = out
+        cdef Py_ssize_t k
+        with self.index_generator.bit_generator.lock:
+            self.prime()
+            for k in range(count):
+                view[k] = self.indices[self.index_pos]
+                self.index_pos += 1
+                if self.index_pos % BATCH == 0:
+                    self.refill_indices(self.index_pos // BATCH - 1)
+                    self.index_pos %= RING
+        return out
 
     cdef inline void prime(self) noexcept nogil:
         """Fill both halves (first call only)."""

@@ -26,6 +26,15 @@ CASES = [
 ]
 
 
+def fisher_yates(rng, p):
+    """arange(p) shuffled by swapping i with integers(0, i + 1), i = p - 1 .. 1."""
+    perm = np.arange(p)
+    for i in range(p - 1, 0, -1):
+        j = rng.integers(0, i + 1)
+        perm[i], perm[j] = perm[j], perm[i]
+    return perm
+
+
 def reference_dp_cd(X, y, datafit, penalty, M, clip, sigma, step_size, T, K, seed,
                     averaging=True, selection="uniform"):
     """Naive DP-CD (dense numpy, O(p) average per step) on the same random streams."""
@@ -34,7 +43,7 @@ def reference_dp_cd(X, y, datafit, penalty, M, clip, sigma, step_size, T, K, see
     if selection == "uniform":
         coordinates = rng_index.integers(0, X.shape[1], size=-(-n_steps // BATCH) * BATCH)
     else:  # passes over fresh permutations
-        coordinates = np.concatenate([rng_index.permutation(X.shape[1])
+        coordinates = np.concatenate([fisher_yates(rng_index, X.shape[1])
                                       for _ in range(-(-n_steps // X.shape[1]))])
     X = X.toarray()
     n, p = X.shape
@@ -428,3 +437,31 @@ def test_shuffle_updates_every_coordinate_once_per_pass():
              for sel in ("shuffle", "uniform")]
     assert moved[0] == 300
     assert moved[1] < 300 * (1 - 0.25)  # uniform leaves about 1/e of them out
+
+
+def test_uniform_coordinates_are_numpys_integers():
+    """selection='uniform' draws exactly Generator.integers(0, p, 256) batch after batch."""
+    p = 1000
+    streams = RandomStreams(p, np.random.default_rng(7), np.random.default_rng(0))
+    got = np.concatenate([streams.take(300), streams.take(700)])
+    expect = np.random.default_rng(7).integers(0, p, size=4 * BATCH)[:1000]
+    np.testing.assert_array_equal(got, expect)
+
+
+def test_shuffle_draws_uniform_permutations():
+    """selection='shuffle': every block of p coordinates is a permutation, and the
+    6 permutations of 3 coordinates are equally likely (chi-square, 12,000 blocks)."""
+    streams = RandomStreams(3, np.random.default_rng(0), np.random.default_rng(0),
+                            selection="shuffle")
+    blocks = streams.take(3 * 12_000).reshape(-1, 3)
+    assert np.all(np.sort(blocks, axis=1) == [0, 1, 2])
+    codes = blocks[:, 0] * 3 + blocks[:, 1]  # the first two fix the permutation
+    counts = np.unique(codes, return_counts=True)[1]
+    assert len(counts) == 6
+    assert stats.chisquare(counts).pvalue > 1e-3
+    # larger p: blocks are permutations, and position 0 is uniform over coordinates
+    streams = RandomStreams(50, np.random.default_rng(1), np.random.default_rng(0),
+                            selection="shuffle")
+    blocks = streams.take(50 * 2_000).reshape(-1, 50)
+    assert np.all(np.sort(blocks, axis=1) == np.arange(50))
+    assert stats.chisquare(np.bincount(blocks[:, 0], minlength=50)).pvalue > 1e-3
