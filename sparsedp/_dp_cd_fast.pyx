@@ -196,7 +196,7 @@ cdef class RandomStreams:
                                        <uint64_t*> out)
         else:
             for b in range(BATCH):
-                if self.permutation_pos == p:  # next pass: a fresh permutation(p)
+                if self.permutation_pos == p:  # next pass: a fresh permutation
                     for i in range(p):
                         self.permutation[i] = i
                     for i in range(p - 1, 0, -1):  # Fisher-Yates

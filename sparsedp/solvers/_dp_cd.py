@@ -101,6 +101,9 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         (Algorithm 1), or by passes over fresh random permutations (every
         coordinate once per pass; no coordinate is left out by chance).  The
         order never depends on the data, so the privacy guarantee is the same.
+        With few passes prefer ``"shuffle"``: after 2 uniform passes a coordinate
+        is never drawn with probability e^-2 (on the Sparse LASSO benchmark,
+        relative error 0.35 against 0.26 on fresh seeds).
     random_state : None, int, SeedSequence or numpy Generator
         Source of the coordinate choices and of the noise (reproducible).
     trace : bool, default=False
