@@ -13,17 +13,18 @@ from .common import dorothea_like
 
 
 class DPCDPass:
-    """One pass of the DP-CD kernel (logistic/squared + L1), in two regimes.
+    """One pass of the DP-CD kernel (logistic/squared + L1), in two regimes, with
+    uniform coordinates (Algorithm 1) or shuffled passes.
 
     ``sparse``: the L1 step keeps most coordinates at 0 (few margin updates);
     ``moving``: no penalty, every step moves theta (margin and derivative
     refreshed over the column: the logistic case pays one exp per nonzero).
     """
 
-    params = (["squared", "logistic"], ["sparse", "moving"])
-    param_names = ["datafit", "regime"]
+    params = (["squared", "logistic"], ["sparse", "moving"], ["uniform", "shuffle"])
+    param_names = ["datafit", "regime", "selection"]
 
-    def setup(self, datafit, regime):
+    def setup(self, datafit, regime, selection):
         self.datafit = Squared() if datafit == "squared" else Logistic()
         X, y = dorothea_like(logistic=datafit == "logistic")
         self.X, self.y = check_X_y(X, y, self.datafit)
@@ -39,9 +40,10 @@ class DPCDPass:
         self.average = empty_average(p)
         self.margin = np.zeros(n)
         self.deriv = self.datafit.derivative(self.margin, self.y)
-        self.streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1))
+        self.streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1),
+                                     selection=selection)
 
-    def time_pass(self, datafit, regime):
+    def time_pass(self, datafit, regime, selection):
         p = self.X.shape[1]
         dp_cd_steps(self.datafit.kind, self.nonzeros, self.y, self.coords, self.margin,
                     self.deriv, self.z, self.average, 0, p, self.l1, 0.0,
