@@ -217,11 +217,16 @@ cdef class RandomStreams:
             self.prime()
             for k in range(count):
                 view[k] = self.indices[self.index_pos]
-                self.index_pos += 1
-                if self.index_pos % BATCH == 0:
-                    self.refill_indices(self.index_pos // BATCH - 1)
-                    self.index_pos %= RING
+                self.consumed_until(self.index_pos + 1)
         return out
+
+    cdef inline void consumed_until(self, Py_ssize_t pos) noexcept nogil:
+        """Indices before ring position ``pos`` (1..RING) are used: move on, and
+        draw the successor of a half that is used up into it."""
+        if pos % BATCH == 0:
+            self.refill_indices(pos // BATCH - 1)
+            pos %= RING
+        self.index_pos = pos
 
     cdef inline void prime(self) noexcept nogil:
         """Fill both halves (first call only)."""
@@ -351,11 +356,7 @@ def dp_cd_steps(
                 c.theta = new
                 n_moves += 1
             done += size
-            pos += size
-            if pos % BATCH == 0:  # a half consumed: draw its successor into it
-                streams.refill_indices(pos // BATCH - 1)
-                pos %= RING
-            streams.index_pos = pos
+            streams.consumed_until(pos + size)
             # more than 1 move in 16 steps: prefetching the average records pays
             prefetch_average = averaging and (n_moves - moves_before) * 16 > size
     return n_moves

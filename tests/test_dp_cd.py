@@ -10,7 +10,8 @@ from scipy import stats
 
 from problems import make_sparse_problem
 from sparsedp._dp_cd_fast import (
-    BATCH_SIZE as BATCH, RandomStreams, dp_cd_steps, pack_columns, pack_coordinates,
+    BATCH_SIZE as BATCH, RandomStreams, dp_cd_steps, empty_average, pack_columns,
+    pack_coordinates,
 )
 from sparsedp.accounting import calibrate_gaussian, gaussian_epsilon
 from sparsedp.datafits import Logistic, Squared
@@ -465,3 +466,23 @@ def test_shuffle_draws_uniform_permutations():
     blocks = streams.take(50 * 2_000).reshape(-1, 50)
     assert np.all(np.sort(blocks, axis=1) == np.arange(50))
     assert stats.chisquare(np.bincount(blocks[:, 0], minlength=50)).pvalue > 1e-3
+
+
+def test_kernel_rejects_mismatched_inputs():
+    """The kernel's own checks: rows fit int32; streams, coordinates and average
+    records agree on p."""
+    class Huge:
+        shape = (2**31, 1)
+        nnz = 0
+    with pytest.raises(ValueError, match="at most 2\\*\\*31 - 1 samples"):
+        pack_columns(Huge())
+    X, y = make_sparse_problem(n=20, p=5)
+    coords = pack_coordinates(X.indptr, np.ones(5), np.ones(5), np.zeros(5))
+    margin, deriv = np.zeros(20), Squared().derivative(np.zeros(20), y)
+    args = (0, pack_columns(X), y, coords, margin, deriv, 0.0)
+    with pytest.raises(ValueError, match="streams were made for 6 features"):
+        dp_cd_steps(*args, None, 0, 1, 0.0, 0.0,
+                    RandomStreams(6, np.random.default_rng(0), np.random.default_rng(1)))
+    with pytest.raises(ValueError, match="one entry per feature"):
+        dp_cd_steps(*args, empty_average(4), 0, 1, 0.0, 0.0,
+                    RandomStreams(5, np.random.default_rng(0), np.random.default_rng(1)))

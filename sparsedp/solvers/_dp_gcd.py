@@ -38,11 +38,13 @@ def _auto_selection(epsilon, delta, n_iter, n_candidates, gradient_noise):
     (bounded range), so its epsilon0 is larger for more than a few iterations.
     It is chosen when that gain exceeds the tail's: ``eps0_exp / eps0_lap > 1 +
     ln 2 / ln m``.  Depends on the budget and the public candidate count only.
+
+    Returns the selection and its calibrated epsilon0.
     """
     e_exp = calibrate_dp_gcd(epsilon, delta, n_iter, "exponential", gradient_noise)
     e_lap = calibrate_dp_gcd(epsilon, delta, n_iter, "laplace", gradient_noise)
     threshold = 1.0 + math.log(2.0) / math.log(max(n_candidates, 2))
-    return "exponential" if e_exp > threshold * e_lap else "laplace"
+    return ("exponential", e_exp) if e_exp > threshold * e_lap else ("laplace", e_lap)
 
 
 def _value_multiplier(epsilon0, selection, gradient_noise):
@@ -277,11 +279,12 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
         _leak(ledger, "trace", "objective values computed on the training data "
               "without noise (diagnostics for experiments only)")
     live = np.flatnonzero(M > 0)  # coordinates that can move (see below)
-    if selection is None:
-        selection = (_auto_selection(eps_opt, delta, n_iter, live.size, gradient_noise)
-                     if math.isfinite(epsilon) else DEFAULT_SELECTION)
     if math.isfinite(epsilon):
-        eps0 = calibrate_dp_gcd(eps_opt, delta, n_iter, selection, gradient_noise)
+        if selection is None:
+            selection, eps0 = _auto_selection(eps_opt, delta, n_iter, live.size,
+                                              gradient_noise)
+        else:
+            eps0 = calibrate_dp_gcd(eps_opt, delta, n_iter, selection, gradient_noise)
         sensitivity = 2.0 * clip / (n * math.sqrt(trace_m))
         scale = 2.0 * sensitivity / eps0
         multiplier = _value_multiplier(eps0, selection, gradient_noise)
@@ -290,6 +293,7 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
                 score_sensitivity=sensitivity, ledger=ledger)
         kernel_selection, value_noise = selection, gradient_noise
     else:
+        selection = DEFAULT_SELECTION if selection is None else selection
         eps0, sensitivity, scale = math.inf, 0.0, 0.0
         noise_scales = np.zeros(p)
         kernel_selection, value_noise = "argmax", "none"
