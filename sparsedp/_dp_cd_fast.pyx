@@ -14,20 +14,21 @@ the current theta_j holds (an :data:`AVERAGE_DTYPE` record), so a step is O(1)
 in p; the average of iterates 1..k is ``(wsum + theta * (k + 1 - stamp)) / k``.
 
 Memory layout.  Random coordinates touch memory at random, so a step costs its
-cache misses more than its arithmetic.  Everything a step reads about coordinate j
-(step size, clipping threshold, theta_j, where its column's nonzeros start) is
-one 32-byte :data:`COORDINATE_DTYPE` row, two to a cache line; the column ends
-where the next row's starts (a sentinel row closes the array).  The noise scale
-is not stored: ``sigma_j = z * 2 C_j / n`` for the run's one multiplier z.  The
-nonzeros are packed (value, row) pairs of 12 bytes (:data:`NONZERO_DTYPE`, CSC
-order), and the 16-byte lazy-average records live apart, touched only when
-theta_j moves (prefetched with the nonzeros while steps move often).
+cache misses more than its arithmetic.  Everything a step reads about coordinate
+j is one contiguous block (:class:`CoordinateBlocks`): a 32-byte header (step
+size, clipping threshold, theta_j, number of nonzeros) followed by the column's
+nonzeros as packed 12-byte (value, int32 row) pairs; a table of byte offsets
+(read a step ahead of the block) says where each block starts.  A step with a
+column of m nonzeros thus reads about ``(32 + 12 m) / 64`` cache lines, all
+prefetched.  The noise scale is not stored: ``sigma_j = z * 2 C_j / n`` for the
+run's one multiplier z.  The 16-byte lazy-average records live apart, touched
+only when theta_j moves (prefetched with the blocks while steps move often).
 Coordinates come from their own generator, ``BATCH`` at a time
 (``integers(0, p, BATCH)``) into a ring of two batches that persists across
 calls (results do not depend on how the steps are split into calls); the next
-batch is always drawn, so the two-stage prefetch pipeline (a row ``2 *
-LOOKAHEAD`` steps ahead, its nonzeros' first cache lines ``LOOKAHEAD`` steps
-ahead) runs on across batch boundaries.
+batch is always drawn, so the two-stage prefetch pipeline (an offset ``2 *
+LOOKAHEAD`` steps ahead, its block's cache lines ``LOOKAHEAD`` steps ahead)
+runs on across batch boundaries.
 """
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from numpy.random cimport bitgen_t
@@ -60,11 +61,11 @@ cdef enum:
     LOOKAHEAD = 16  # steps ahead at which a column's nonzeros are prefetched
 
 
-cdef packed struct Coordinate:
+cdef packed struct Header:
     double step      # gamma_j = gamma / M_j (0: skip the coordinate)
     double clip      # per-sample clipping threshold C_j (inf: none)
     double theta     # the inner iterate theta_j
-    int64_t start    # column j's nonzeros are [start, next row's start)
+    int64_t nnz      # number of nonzeros following the header
 
 
 cdef packed struct Average:
@@ -77,8 +78,6 @@ cdef packed struct Nonzero:
     int32_t row
 
 
-COORDINATE_DTYPE = np.dtype([
-    ("step", "f8"), ("clip", "f8"), ("theta", "f8"), ("start", "i8")])
 NONZERO_DTYPE = np.dtype([("value", "f8"), ("row", "i4")])
 AVERAGE_DTYPE = np.dtype([("wsum", "f8"), ("stamp", "i8")])
 
@@ -90,55 +89,99 @@ def empty_average(p):
     return state
 
 
-def pack_columns(X):
-    """The nonzeros of a canonical CSC ``X`` as packed (value, row) pairs, column by column."""
-    if X.shape[0] > np.iinfo(np.int32).max:
-        raise ValueError(f"DP-CD supports at most 2**31 - 1 samples, got {X.shape[0]}")
-    nonzeros = np.empty(X.nnz, dtype=NONZERO_DTYPE)
-    nonzeros["value"] = X.data
-    nonzeros["row"] = X.indices
-    return nonzeros
+cdef class CoordinateBlocks:
+    """Per-coordinate parameters, iterate and column of a CSC matrix, one block each.
 
+    Block j (at byte ``offsets[j]``, 8-byte aligned) is a 32-byte header (step
+    size, clipping threshold, theta_j, nnz) followed by column j's nonzeros as
+    packed 12-byte (value, int32 row) pairs (:data:`NONZERO_DTYPE`), in CSC
+    order; ``offsets[p]`` is the total size.  The buffer is 64-byte aligned.
 
-def pack_coordinates(indptr, step_sizes, clip_thresholds, theta):
-    """``p + 1`` :data:`COORDINATE_DTYPE` rows, two per 64-byte cache line.
-
-    Row ``p`` is a sentinel (``start = nnz``, ``step = 0``) that closes the last
-    column; the coordinates are ``rows[:p]``.
+    Parameters
+    ----------
+    X : canonical CSC matrix (sorted indices, float64 data), at most 2**31 - 1 rows.
+    step_sizes, clip_thresholds, theta : arrays of shape (n_features,).
     """
-    p = len(step_sizes)
-    size = COORDINATE_DTYPE.itemsize
-    raw = np.zeros((p + 1) * size + 64, dtype=np.uint8)
-    offset = (-raw.ctypes.data) % 64
-    rows = raw[offset:offset + (p + 1) * size].view(COORDINATE_DTYPE)
-    rows["step"][:p] = step_sizes
-    rows["clip"][:p] = clip_thresholds
-    rows["theta"][:p] = theta
-    rows["start"] = indptr
-    return rows
+    cdef readonly object buffer, offsets
+    cdef readonly Py_ssize_t n_samples, n_features
+    cdef char* base
+    cdef const int64_t* offset
+
+    def __cinit__(self, X, step_sizes, clip_thresholds, theta):
+        if X.shape[0] > np.iinfo(np.int32).max:
+            raise ValueError(f"DP-CD supports at most 2**31 - 1 samples, got {X.shape[0]}")
+        cdef Py_ssize_t p = X.shape[1], j, q
+        if p < 1:
+            raise ValueError("X must have at least one feature")
+        for name, values in (("step_sizes", step_sizes),
+                             ("clip_thresholds", clip_thresholds), ("theta", theta)):
+            if np.shape(values) != (p,):
+                raise ValueError(f"{name} must have shape ({p},), got {np.shape(values)}")
+        cdef const double[::1] data = np.ascontiguousarray(X.data, dtype=np.float64)
+        cdef const int32_t[::1] indices = np.ascontiguousarray(X.indices, dtype=np.int32)
+        cdef const int64_t[::1] indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
+        cdef const double[::1] steps = np.ascontiguousarray(step_sizes, dtype=np.float64)
+        cdef const double[::1] clips = np.ascontiguousarray(clip_thresholds, dtype=np.float64)
+        cdef const double[::1] start = np.ascontiguousarray(theta, dtype=np.float64)
+        sizes = 32 + 12 * np.diff(X.indptr).astype(np.int64)
+        self.offsets = np.zeros(p + 1, dtype=np.int64)
+        np.cumsum((sizes + 7) // 8 * 8, out=self.offsets[1:])
+        raw = np.zeros(self.offsets[p] + 64, dtype=np.uint8)
+        shift = (-raw.ctypes.data) % 64
+        self.buffer = raw[shift:shift + self.offsets[p]]
+        cdef int64_t[::1] offsets = self.offsets
+        cdef unsigned char[::1] buffer = self.buffer
+        self.base = <char*> &buffer[0]
+        self.offset = &offsets[0]
+        self.n_samples, self.n_features = X.shape[0], p
+        cdef Header* h
+        cdef Nonzero* nz
+        for j in range(p):
+            h = self.header(j)
+            h.step, h.clip, h.theta = steps[j], clips[j], start[j]
+            h.nnz = indptr[j + 1] - indptr[j]
+            nz = <Nonzero*> (h + 1)
+            for q in range(h.nnz):
+                nz[q].value = data[indptr[j] + q]
+                nz[q].row = indices[indptr[j] + q]
+
+    cdef inline Header* header(self, Py_ssize_t j) noexcept nogil:
+        return <Header*> (self.base + self.offset[j])
+
+    def get_theta(self):
+        """A copy of the iterate theta."""
+        out = np.empty(self.n_features)
+        cdef double[::1] view = out
+        cdef Py_ssize_t j
+        for j in range(self.n_features):
+            view[j] = self.header(j).theta
+        return out
+
+    def set_theta(self, theta):
+        """Overwrite the iterate with ``theta`` (shape (n_features,))."""
+        if np.shape(theta) != (self.n_features,):
+            raise ValueError(f"theta must have shape ({self.n_features},)")
+        cdef const double[::1] view = np.ascontiguousarray(theta, dtype=np.float64)
+        cdef Py_ssize_t j
+        for j in range(self.n_features):
+            self.header(j).theta = view[j]
 
 
 BATCH_SIZE = BATCH
 
 
-cdef inline void prefetch_column(const Nonzero* nonzeros, const Coordinate* c) noexcept nogil:
-    """Prefetch the first three cache lines of column ``c``'s nonzeros, and its last.
+cdef inline void prefetch_block(const char* first, const char* end) noexcept nogil:
+    """Prefetch the first three cache lines of a block ``[first, end)``, and its last.
 
     Branch-free (a loop over the lines would end in a mispredicted branch every
-    step): enough for columns of up to about 15 nonzeros; longer ones stream.
+    step): enough for blocks within four cache lines (columns of about 13 nonzeros
+    or fewer); longer ones stream.
     """
-    cdef const char* first = <const char*> &nonzeros[c.start]
-    cdef const char* last = <const char*> &nonzeros[(c + 1).start] - 1
+    cdef const char* last = end - 1
     prefetch(first)
     prefetch(first + 64 if first + 64 < last else last)
     prefetch(first + 128 if first + 128 < last else last)
     prefetch(last)
-
-
-cdef inline void prefetch_row(const Coordinate* c) noexcept nogil:
-    """Prefetch row ``c`` and the next row's ``start`` (same line half the time)."""
-    prefetch(c)
-    prefetch(c + 1)
 
 
 cdef class RandomStreams:
@@ -246,9 +289,8 @@ cdef class RandomStreams:
 
 def dp_cd_steps(
     int kind,
-    const Nonzero[::1] nonzeros,
+    CoordinateBlocks blocks,
     const double[::1] y,
-    Coordinate[::1] coords,
     double[::1] margin,
     double[::1] deriv,
     double noise_multiplier,
@@ -265,12 +307,9 @@ def dp_cd_steps(
     ----------
     kind : int
         Datafit code (0 squared, 1 logistic).
-    nonzeros : ndarray of NONZERO_DTYPE
-        X's nonzeros, column by column (:func:`pack_columns`).
+    blocks : CoordinateBlocks
+        Per-coordinate parameters, ``theta`` and columns; ``theta`` updated in place.
     y : labels.
-    coords : ndarray of COORDINATE_DTYPE, shape (n_features + 1,)
-        Per-coordinate parameters and ``theta`` (:func:`pack_coordinates`),
-        ``theta`` updated in place.
     margin, deriv : ``X @ theta`` and ``loss'(margin, y)``, updated in place.
     noise_multiplier : float
         z: the released gradient of coordinate j gets ``N(0, (z 2 C_j / n)^2)``
@@ -290,20 +329,26 @@ def dp_cd_steps(
     n_moves : int
         Number of steps that changed theta.
     """
-    cdef Py_ssize_t p = coords.shape[0] - 1
+    cdef Py_ssize_t p = blocks.n_features
     cdef double n = margin.shape[0]
     cdef double noise_scale = noise_multiplier * 2.0  # sigma_j = noise_scale * C_j / n
     cdef Py_ssize_t k, b, pos, size, done = 0, n_moves = 0
-    cdef int64_t j, q, end
+    cdef int64_t j, q, m
     cdef int32_t row
     cdef int64_t* ring = streams.indices
-    cdef Coordinate* c
+    cdef const char* base = blocks.base
+    cdef const int64_t* offset = blocks.offset
+    cdef Header* h
+    cdef const Nonzero* nz
     cdef double grad, old, new, delta, inv_n = 1.0 / n
     cdef Py_ssize_t moves_before
     cdef bint prefetch_average = False  # only while steps move often
-    if p < 1 or <uint64_t> p != streams.p:
+    if <uint64_t> p != streams.p:
         raise ValueError(f"streams were made for {streams.p} features, "
-                         f"coords hold {p} (plus the sentinel row)")
+                         f"blocks hold {p}")
+    if not y.shape[0] == margin.shape[0] == deriv.shape[0] == blocks.n_samples:
+        raise ValueError(f"y, margin and deriv must have one entry per sample "
+                         f"({blocks.n_samples})")
     cdef bint averaging = average is not None
     if averaging and average.shape[0] != p:
         raise ValueError("average must have one entry per feature")
@@ -314,9 +359,10 @@ def dp_cd_steps(
         streams.prime()
         pos = streams.index_pos
         for b in range(pos, pos + 2 * LOOKAHEAD):  # start the prefetch pipeline
-            prefetch_row(&coords[ring[b & MASK]])
+            prefetch(&offset[ring[b & MASK]])
         for b in range(pos, pos + LOOKAHEAD):
-            prefetch_column(&nonzeros[0], &coords[ring[b & MASK]])
+            j = ring[b & MASK]
+            prefetch_block(base + offset[j], base + offset[j + 1])
         while done < n_steps:
             # steps up to the end of the current half; the other half is drawn,
             # so lookahead runs on across the boundary
@@ -324,36 +370,38 @@ def dp_cd_steps(
             size = min(BATCH - pos % BATCH, n_steps - done)
             moves_before = n_moves
             for b in range(pos, pos + size):
-                prefetch_row(&coords[ring[(b + 2 * LOOKAHEAD) & MASK]])
-                prefetch_column(&nonzeros[0], &coords[ring[(b + LOOKAHEAD) & MASK]])
+                prefetch(&offset[ring[(b + 2 * LOOKAHEAD) & MASK]])
+                j = ring[(b + LOOKAHEAD) & MASK]
+                prefetch_block(base + offset[j], base + offset[j + 1])
                 if prefetch_average:  # written if the step moves
-                    prefetch(&average[ring[(b + LOOKAHEAD) & MASK]])
+                    prefetch(&average[j])
                 j = ring[b]
-                c = &coords[j]
-                end = (c + 1).start
+                h = blocks.header(j)
+                nz = <const Nonzero*> (h + 1)
+                m = h.nnz
                 grad = 0.0
-                for q in range(c.start, end):
-                    grad += clip(nonzeros[q].value * deriv[nonzeros[q].row], c.clip)
+                for q in range(m):
+                    grad += clip(nz[q].value * deriv[nz[q].row], h.clip)
                 if noise_scale > 0.0:
-                    grad += noise_scale * c.clip * streams.normal()
+                    grad += noise_scale * h.clip * streams.normal()
                 grad *= inv_n
-                if c.step == 0.0:
+                if h.step == 0.0:
                     continue
-                old = c.theta
-                new = prox_elastic_net(old - c.step * grad, c.step, l1, l2)
+                old = h.theta
+                new = prox_elastic_net(old - h.step * grad, h.step, l1, l2)
                 if new == old:
                     continue
                 delta = new - old
-                for q in range(c.start, end):
-                    row = nonzeros[q].row
-                    margin[row] += delta * nonzeros[q].value
+                for q in range(m):
+                    row = nz[q].row
+                    margin[row] += delta * nz[q].value
                     deriv[row] = loss_derivative(kind, margin[row], y[row])
                 if averaging:
                     # old held for the iterates stamp .. k; new from k + 1 on
                     k = k_start + done + b - pos
                     average[j].wsum += old * (k + 1 - average[j].stamp)
                     average[j].stamp = k + 1
-                c.theta = new
+                h.theta = new
                 n_moves += 1
             done += size
             streams.consumed_until(pos + size)

@@ -10,8 +10,7 @@ from scipy import stats
 
 from problems import make_sparse_problem
 from sparsedp._dp_cd_fast import (
-    BATCH_SIZE as BATCH, RandomStreams, dp_cd_steps, empty_average, pack_columns,
-    pack_coordinates,
+    BATCH_SIZE as BATCH, CoordinateBlocks, RandomStreams, dp_cd_steps, empty_average,
 )
 from sparsedp.accounting import calibrate_gaussian, gaussian_epsilon
 from sparsedp.datafits import Logistic, Squared
@@ -206,13 +205,13 @@ def test_clipped_gradient_sensitivity_is_at_most_2C_over_n(datafit, logistic):
         grads = []
         for A, b in ((Xd, y), (Xn, yn)):
             A = sp.csc_array(A)
-            coords = pack_coordinates(A.indptr, np.ones(p), C, theta)
-            th = coords["theta"][:p]
+            blocks = CoordinateBlocks(A, np.ones(p), C, theta)
             margin = A @ theta
             deriv = datafit.derivative(margin, b)
             gen = np.random.default_rng(trial)  # same coordinate on both sides
-            dp_cd_steps(datafit.kind, pack_columns(A), b, coords, margin, deriv, 0.0, None,
+            dp_cd_steps(datafit.kind, blocks, b, margin, deriv, 0.0, None,
                         0, 1, 0.0, 0.0, RandomStreams(p, gen, np.random.default_rng(0)))
+            th = blocks.get_theta()
             j = int(np.random.default_rng(trial).integers(0, p, size=BATCH)[0])
             # gamma_j = 1, no penalty: theta_j moves by exactly -g_j
             grads.append((j, theta[j] - th[j]))
@@ -469,20 +468,52 @@ def test_shuffle_draws_uniform_permutations():
 
 
 def test_kernel_rejects_mismatched_inputs():
-    """The kernel's own checks: rows fit int32; streams, coordinates and average
-    records agree on p."""
+    """The kernel's own checks: rows fit int32; streams, blocks, samples and average
+    records agree."""
     class Huge:
         shape = (2**31, 1)
-        nnz = 0
     with pytest.raises(ValueError, match="at most 2\\*\\*31 - 1 samples"):
-        pack_columns(Huge())
+        CoordinateBlocks(Huge(), np.ones(1), np.ones(1), np.zeros(1))
     X, y = make_sparse_problem(n=20, p=5)
-    coords = pack_coordinates(X.indptr, np.ones(5), np.ones(5), np.zeros(5))
+    with pytest.raises(ValueError, match="clip_thresholds must have shape \\(5,\\)"):
+        CoordinateBlocks(X, np.ones(5), np.ones(4), np.zeros(5))
+    blocks = CoordinateBlocks(X, np.ones(5), np.ones(5), np.zeros(5))
     margin, deriv = np.zeros(20), Squared().derivative(np.zeros(20), y)
-    args = (0, pack_columns(X), y, coords, margin, deriv, 0.0)
+    args = (0, blocks, y, margin, deriv, 0.0)
     with pytest.raises(ValueError, match="streams were made for 6 features"):
         dp_cd_steps(*args, None, 0, 1, 0.0, 0.0,
                     RandomStreams(6, np.random.default_rng(0), np.random.default_rng(1)))
     with pytest.raises(ValueError, match="one entry per feature"):
         dp_cd_steps(*args, empty_average(4), 0, 1, 0.0, 0.0,
                     RandomStreams(5, np.random.default_rng(0), np.random.default_rng(1)))
+    with pytest.raises(ValueError, match="one entry per sample \\(20\\)"):
+        dp_cd_steps(0, blocks, y[:19], margin[:19], deriv[:19], 0.0, None, 0, 1, 0.0, 0.0,
+                    RandomStreams(5, np.random.default_rng(0), np.random.default_rng(1)))
+
+
+def test_coordinate_blocks_hold_columns_and_theta():
+    """Each block holds its parameters, theta and exactly its column's nonzeros
+    (empty and long columns included), 8-byte aligned in a 64-byte aligned buffer."""
+    rng = np.random.default_rng(3)
+    X = sp.random(50, 40, density=0.2, format="csc", rng=rng)
+    X = sp.csc_array(sp.hstack([X, sp.csc_array((50, 1)),
+                                sp.csc_array(rng.standard_normal((50, 1)))]).tocsc())
+    X.sort_indices()
+    p = X.shape[1]
+    steps, clips, theta = rng.random(p), rng.random(p), rng.standard_normal(p)
+    blocks = CoordinateBlocks(X, steps, clips, theta)
+    assert blocks.buffer.ctypes.data % 64 == 0 and np.all(blocks.offsets % 8 == 0)
+    header = np.dtype([("step", "f8"), ("clip", "f8"), ("theta", "f8"), ("nnz", "i8")])
+    for j in range(p):
+        o = int(blocks.offsets[j])
+        h = blocks.buffer[o:o + 32].view(header)[0]
+        m = X.indptr[j + 1] - X.indptr[j]
+        assert (h["step"], h["clip"], h["theta"], h["nnz"]) == (steps[j], clips[j], theta[j], m)
+        nz = blocks.buffer[o + 32:o + 32 + 12 * m].view(
+            np.dtype([("value", "f8"), ("row", "i4")]))
+        np.testing.assert_array_equal(nz["value"], X.data[X.indptr[j]:X.indptr[j + 1]])
+        np.testing.assert_array_equal(nz["row"], X.indices[X.indptr[j]:X.indptr[j + 1]])
+        assert blocks.offsets[j + 1] - o < 32 + 12 * m + 8
+    np.testing.assert_array_equal(blocks.get_theta(), theta)
+    blocks.set_theta(-theta)
+    np.testing.assert_array_equal(blocks.get_theta(), -theta)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from sparsedp._dp_cd_fast import (
-    RandomStreams, dp_cd_steps, empty_average, pack_columns, pack_coordinates)
+    CoordinateBlocks, RandomStreams, dp_cd_steps, empty_average)
 from sparsedp._validation import check_X_y
 from sparsedp.accounting import calibrate_gaussian
 from sparsedp.datafits import Logistic, Squared
@@ -34,9 +34,8 @@ class DPCDPass:
         self.z = calibrate_gaussian(1.0, 1e-5, p)
         self.steps = np.divide(1.0, M, out=np.zeros(p), where=M > 0)
         self.l1 = 1e-3 if regime == "sparse" else 0.0
-        self.nonzeros = pack_columns(self.X)
         # state carries over between repeats (a pass from wherever the last ended)
-        self.coords = pack_coordinates(self.X.indptr, self.steps, C, np.zeros(p))
+        self.blocks = CoordinateBlocks(self.X, self.steps, C, np.zeros(p))
         self.average = empty_average(p)
         self.margin = np.zeros(n)
         self.deriv = self.datafit.derivative(self.margin, self.y)
@@ -45,7 +44,7 @@ class DPCDPass:
 
     def time_pass(self, datafit, regime, selection):
         p = self.X.shape[1]
-        dp_cd_steps(self.datafit.kind, self.nonzeros, self.y, self.coords, self.margin,
+        dp_cd_steps(self.datafit.kind, self.blocks, self.y, self.margin,
                     self.deriv, self.z, self.average, 0, p, self.l1, 0.0,
                     self.streams)
 

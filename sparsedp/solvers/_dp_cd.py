@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from .._dp_cd_fast import (
-    RandomStreams, dp_cd_steps, empty_average, pack_columns, pack_coordinates)
+    CoordinateBlocks, RandomStreams, dp_cd_steps, empty_average)
 from .._validation import check_X_y, check_random_state
 from ..accounting import PrivacyLedger, calibrate_gaussian
 from ..penalties import as_penalty
@@ -182,9 +182,7 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
     steps = np.divide(step_size, M, out=np.zeros(p), where=M > 0)
 
     w = np.zeros(p)
-    nonzeros = pack_columns(X)
-    coords = pack_coordinates(X.indptr, steps, C, w)
-    theta = coords["theta"][:p]  # a view: the kernel's iterate
+    blocks = CoordinateBlocks(X, steps, C, w)  # holds the kernel's iterate theta
     state = empty_average(p)
     wsum, stamp = state["wsum"], state["stamp"]  # views
     streams = RandomStreams(p, *split_generator(generator), selection=selection)
@@ -192,7 +190,7 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
     passes_done, values = [], []
     moves = 0
     for t in range(T):
-        theta[:] = w
+        blocks.set_theta(w)
         wsum[:] = 0.0
         stamp[:] = 1
         margin = X @ w
@@ -201,14 +199,16 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         while k < K:
             todo = min(K - k, every - (t * K + k) % every) if trace else K
             moves += dp_cd_steps(
-                datafit.kind, nonzeros, y, coords, margin, deriv, z,
+                datafit.kind, blocks, y, margin, deriv, z,
                 state if averaging else None, k, todo, penalty.l1, penalty.l2, streams)
             k += todo
             if trace and ((t * K + k) % every == 0 or (t == T - 1 and k == K)):
+                theta = blocks.get_theta()
                 current = _average(theta, wsum, stamp, k) if averaging else theta
                 passes_done.append((t * K + k) / p)
                 values.append(datafit.value(X @ current, y) + penalty.value(current))
-        w = _average(theta, wsum, stamp, K) if averaging else theta.copy()
+        theta = blocks.get_theta()
+        w = _average(theta, wsum, stamp, K) if averaging else theta
 
     value = datafit.value(X @ w, y) + penalty.value(w)
     info = {"noise_multiplier": z, "smoothness": M, "clip_thresholds": C,
