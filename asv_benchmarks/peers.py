@@ -117,8 +117,9 @@ def ours_dp_cd(X, y, datafit, lam, clip):
 
 
 def random_draws(p, seed=0):
-    """p standard normals and p uniform indices from numpy: the draws a DP-CD pass must make."""
-    rng = np.random.default_rng(seed)
+    """p standard normals and p uniform indices from numpy, with the bit generator
+    DP-CD uses (SFC64): the draws a DP-CD pass must make."""
+    rng = np.random.Generator(np.random.SFC64(seed))
 
     def run(n_passes):
         for _ in range(n_passes):

@@ -38,7 +38,9 @@ def fisher_yates(rng, p):
 def reference_dp_cd(X, y, datafit, penalty, M, clip, sigma, step_size, T, K, seed,
                     averaging=True, selection="uniform"):
     """Naive DP-CD (dense numpy, O(p) average per step) on the same random streams."""
-    rng_index, rng_noise = np.random.default_rng(seed).spawn(2)
+    # dp_cd's streams: SFC64 generators on the seed's first two SeedSequence children
+    rng_index, rng_noise = (np.random.Generator(np.random.SFC64(child))
+                            for child in np.random.SeedSequence(seed).spawn(2))
     n_steps = T * K
     if selection == "uniform":
         coordinates = rng_index.integers(0, X.shape[1], size=-(-n_steps // BATCH) * BATCH)
@@ -119,6 +121,29 @@ def test_same_seed_same_result_different_seed_different_result():
     c = dp_cd(X, y, Squared(), L1(0.01), random_state=6, **kw).coef
     np.testing.assert_array_equal(a, b)
     assert not np.array_equal(a, c)
+
+
+def test_streams_from_generators_with_and_without_seed_sequence():
+    """A Generator's SeedSequence children seed the streams (a second fit from the
+    same Generator gets fresh ones); a Generator without a seed sequence (legacy
+    seeding) seeds them from its own stream, reproducibly."""
+    X, y = make_sparse_problem()
+    M = Squared().smoothness(X)
+    kw = dict(epsilon=1.0, delta=1e-5, passes=3, clip=1.0, smoothness=M)
+    gen = np.random.default_rng(5)
+    first = dp_cd(X, y, Squared(), L1(0.01), random_state=gen, **kw).coef
+    second = dp_cd(X, y, Squared(), L1(0.01), random_state=gen, **kw).coef
+    np.testing.assert_array_equal(
+        first, dp_cd(X, y, Squared(), L1(0.01), random_state=5, **kw).coef)
+    assert not np.array_equal(first, second)
+
+    def legacy():
+        return np.random.Generator(np.random.RandomState(7)._bit_generator)
+    assert not isinstance(legacy().bit_generator.seed_seq, np.random.SeedSequence)
+    a = dp_cd(X, y, Squared(), L1(0.01), random_state=legacy(), **kw).coef
+    b = dp_cd(X, y, Squared(), L1(0.01), random_state=legacy(), **kw).coef
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, first)
 
 
 def test_noise_is_calibrated_exactly():
