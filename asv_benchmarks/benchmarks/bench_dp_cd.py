@@ -8,6 +8,7 @@ from sparsedp.accounting import calibrate_gaussian
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.penalties import L1
 from sparsedp.solvers import dp_cd
+from sparsedp.solvers._dp_cd import split_generator
 
 from .common import dorothea_like
 
@@ -39,8 +40,8 @@ class DPCDPass:
         self.average = empty_average(p)
         self.margin = np.zeros(n)
         self.deriv = self.datafit.derivative(self.margin, self.y)
-        self.streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1),
-                                     selection=selection)
+        self.streams = RandomStreams(p, *split_generator(np.random.default_rng(0)),
+                                     selection=selection)  # as dp_cd draws them
 
     def time_pass(self, datafit, regime, selection):
         p = self.X.shape[1]
