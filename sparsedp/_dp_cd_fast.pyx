@@ -95,7 +95,8 @@ cdef class CoordinateBlocks:
     Block j (at byte ``offsets[j]``, 8-byte aligned) is a 32-byte header (step
     size, clipping threshold, theta_j, nnz) followed by column j's nonzeros as
     packed 12-byte (value, int32 row) pairs (:data:`NONZERO_DTYPE`), in CSC
-    order; ``offsets[p]`` is the total size.  The buffer is 64-byte aligned.
+    order; ``offsets[p]`` is the total size.  The buffer is 64-byte aligned;
+    ``buffer`` and ``offsets`` are read-only views (the kernel trusts them).
 
     Parameters
     ----------
@@ -144,6 +145,9 @@ cdef class CoordinateBlocks:
             for q in range(h.nnz):
                 nz[q].value = data[indptr[j] + q]
                 nz[q].row = indices[indptr[j] + q]
+        # the kernel trusts the layout: no writes from Python (theta: set_theta)
+        self.buffer.flags.writeable = False
+        self.offsets.flags.writeable = False
 
     cdef inline Header* header(self, Py_ssize_t j) noexcept nogil:
         return <Header*> (self.base + self.offset[j])

@@ -542,3 +542,7 @@ def test_coordinate_blocks_hold_columns_and_theta():
     np.testing.assert_array_equal(blocks.get_theta(), theta)
     blocks.set_theta(-theta)
     np.testing.assert_array_equal(blocks.get_theta(), -theta)
+    with pytest.raises(ValueError, match="read-only"):  # the kernel trusts the layout
+        blocks.offsets[1] = 10**12
+    with pytest.raises(ValueError, match="read-only"):
+        blocks.buffer[24] = 255
