@@ -18,7 +18,7 @@ cache misses more than its arithmetic.  Everything a step reads about coordinate
 j is one contiguous block (:class:`CoordinateBlocks`): a 32-byte header (step
 size, clipping threshold, theta_j, number of nonzeros) followed by the column's
 nonzeros as packed 12-byte (value, int32 row) pairs; a table of byte offsets
-(read a step ahead of the block) says where each block starts.  A step with a
+(prefetched before the block) says where each block starts.  A step with a
 column of m nonzeros thus reads about ``(32 + 12 m) / 64`` cache lines, all
 prefetched.  The noise scale is not stored: ``sigma_j = z * 2 C_j / n`` for the
 run's one multiplier z.  The 16-byte lazy-average records live apart, touched
@@ -58,7 +58,7 @@ cdef enum:
     BATCH = 256     # coordinates drawn at a time (Generator.integers(0, p, BATCH))
     RING = 2 * BATCH  # two batches: one being consumed, the next already drawn
     MASK = RING - 1
-    LOOKAHEAD = 16  # steps ahead at which a column's nonzeros are prefetched
+    LOOKAHEAD = 16  # steps ahead at which a block's cache lines are prefetched
 
 
 cdef packed struct Header:
