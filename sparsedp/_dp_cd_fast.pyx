@@ -95,15 +95,17 @@ cdef class CoordinateBlocks:
     Block j (at byte ``offsets[j]``, 8-byte aligned) is a 32-byte header (step
     size, clipping threshold, theta_j, nnz) followed by column j's nonzeros as
     packed 12-byte (value, int32 row) pairs (:data:`NONZERO_DTYPE`), in CSC
-    order; ``offsets[p]`` is the total size.  The buffer is 64-byte aligned;
-    ``buffer`` and ``offsets`` are read-only views (the kernel trusts them).
+    order; ``offsets[p]`` is the total size.  The buffer is 64-byte aligned.
+    ``buffer`` and ``offsets`` are copies: the kernel trusts the layout, so
+    Python code never writes to it (theta: :meth:`set_theta`).  Not thread-safe:
+    one :func:`dp_cd_steps` call at a time per instance.
 
     Parameters
     ----------
     X : canonical CSC matrix (sorted indices, float64 data), at most 2**31 - 1 rows.
     step_sizes, clip_thresholds, theta : arrays of shape (n_features,).
     """
-    cdef readonly object buffer, offsets
+    cdef object _buffer, _offsets
     cdef readonly Py_ssize_t n_samples, n_features
     cdef char* base
     cdef const int64_t* offset
@@ -125,13 +127,13 @@ cdef class CoordinateBlocks:
         cdef const double[::1] clips = np.ascontiguousarray(clip_thresholds, dtype=np.float64)
         cdef const double[::1] start = np.ascontiguousarray(theta, dtype=np.float64)
         sizes = 32 + 12 * np.diff(X.indptr).astype(np.int64)
-        self.offsets = np.zeros(p + 1, dtype=np.int64)
-        np.cumsum((sizes + 7) // 8 * 8, out=self.offsets[1:])
-        raw = np.zeros(self.offsets[p] + 64, dtype=np.uint8)
+        self._offsets = np.zeros(p + 1, dtype=np.int64)
+        np.cumsum((sizes + 7) // 8 * 8, out=self._offsets[1:])
+        raw = np.zeros(self._offsets[p] + 64, dtype=np.uint8)
         shift = (-raw.ctypes.data) % 64
-        self.buffer = raw[shift:shift + self.offsets[p]]
-        cdef int64_t[::1] offsets = self.offsets
-        cdef unsigned char[::1] buffer = self.buffer
+        self._buffer = raw[shift:shift + self._offsets[p]]
+        cdef int64_t[::1] offsets = self._offsets
+        cdef unsigned char[::1] buffer = self._buffer
         self.base = <char*> &buffer[0]
         self.offset = &offsets[0]
         self.n_samples, self.n_features = X.shape[0], p
@@ -145,9 +147,16 @@ cdef class CoordinateBlocks:
             for q in range(h.nnz):
                 nz[q].value = data[indptr[j] + q]
                 nz[q].row = indices[indptr[j] + q]
-        # the kernel trusts the layout: no writes from Python (theta: set_theta)
-        self.buffer.flags.writeable = False
-        self.offsets.flags.writeable = False
+
+    @property
+    def buffer(self):
+        """A copy of the blocks (bytes; the kernel's own stay out of reach)."""
+        return self._buffer.copy()
+
+    @property
+    def offsets(self):
+        """A copy of the byte offsets of the blocks (n_features + 1)."""
+        return self._offsets.copy()
 
     cdef inline Header* header(self, Py_ssize_t j) noexcept nogil:
         return <Header*> (self.base + self.offset[j])
@@ -293,7 +302,7 @@ cdef class RandomStreams:
 
 def dp_cd_steps(
     int kind,
-    CoordinateBlocks blocks,
+    CoordinateBlocks blocks not None,
     const double[::1] y,
     double[::1] margin,
     double[::1] deriv,
@@ -303,7 +312,7 @@ def dp_cd_steps(
     Py_ssize_t n_steps,
     double l1,
     double l2,
-    RandomStreams streams,
+    RandomStreams streams not None,
 ):
     """Run steps ``k_start .. k_start + n_steps - 1`` of one DP-CD inner loop in place.
 

@@ -81,6 +81,22 @@ def test_non_canonical_csc_is_canonicalised_without_touching_the_input():
                                exact(X.toarray(), y, Squared(), L1(0.01)).coef)
 
 
+@pytest.mark.parametrize("indices,indptr,match", [
+    ([0, 5, 1], [0, 2, 3], "row indices must lie in \\[0, 3\\), got values in \\[0, 5\\]"),
+    ([0, -1, 1], [0, 2, 3], "row indices must lie in \\[0, 3\\)"),
+    ([0, 1, 1], [0, 3, 2], "indptr decreases"),
+])
+def test_csc_structure_out_of_bounds_is_rejected(indices, indptr, match):
+    """scipy builds these without a full check; a kernel would write out of bounds."""
+    X = sp.csc_array((np.ones(3), np.array(indices, dtype=np.int32),
+                      np.array(indptr, dtype=np.int32)), shape=(3, 2))
+    y = np.ones(3)
+    with pytest.raises(ValueError, match=match):
+        check_X(X)
+    with pytest.raises(ValueError, match=match):
+        exact(X, y, Squared(), L1(0.01))
+
+
 def test_int64_indices_and_float32_data_are_supported():
     X, y = make_sparse_problem(index_dtype=np.int64)
     Xc = check_X(X)
