@@ -126,6 +126,9 @@ cdef class CoordinateBlocks:
         cdef const double[::1] steps = np.ascontiguousarray(step_sizes, dtype=np.float64)
         cdef const double[::1] clips = np.ascontiguousarray(clip_thresholds, dtype=np.float64)
         cdef const double[::1] start = np.ascontiguousarray(theta, dtype=np.float64)
+        if not (indptr.shape[0] == p + 1 and indptr[0] == 0
+                and indptr[p] == data.shape[0] == indices.shape[0]):
+            raise ValueError("X is not a consistent CSC matrix (see check_X)")
         sizes = 32 + 12 * np.diff(X.indptr).astype(np.int64)
         self._offsets = np.zeros(p + 1, dtype=np.int64)
         np.cumsum((sizes + 7) // 8 * 8, out=self._offsets[1:])

@@ -508,6 +508,10 @@ def test_kernel_rejects_mismatched_inputs():
     X, y = make_sparse_problem(n=20, p=5)
     with pytest.raises(ValueError, match="clip_thresholds must have shape \\(5,\\)"):
         CoordinateBlocks(X, np.ones(5), np.ones(4), np.zeros(5))
+    class Truncated:  # indptr promising more nonzeros than there are
+        shape, data, indices, indptr = X.shape, X.data[:-1], X.indices[:-1], X.indptr
+    with pytest.raises(ValueError, match="not a consistent CSC matrix"):
+        CoordinateBlocks(Truncated(), np.ones(5), np.ones(5), np.zeros(5))
     blocks = CoordinateBlocks(X, np.ones(5), np.ones(5), np.zeros(5))
     margin, deriv = np.zeros(20), Squared().derivative(np.zeros(20), y)
     args = (0, blocks, y, margin, deriv, 0.0)
