@@ -34,7 +34,8 @@ all where runs vary much (uniform draws at 2 passes).
 ``--instances K`` tunes, instead, on K other Sparse LASSO instances (data seeds
 1..K, each with its label noise bisected so that w = 0 is at the paper's 0.7551)
 and prints the mean and spread of the tuned errors over instances: the paper's
-figure comes from one unknown instance, and so does ours.
+figure comes from one unknown instance, and so does ours.  ``--weights sign`` or
+``uniform`` draws the active weights as +-1 or sign * U[0.5, 1.5] instead of N(0, 1).
 
 ``--shuffle`` adds, after each row, the same variant with ``selection="shuffle"``
 (label suffix ``-S``: every coordinate once per pass, in a fresh random order;
@@ -115,23 +116,26 @@ def experiment(name, X, y, n_nonzero, epsilon, passes_list, n_clip, n_runs,
 
 
 W0_ERROR = 0.7551  # the paper's Sparse LASSO at w = 0 (its DP-SGD row)
+NOISE_BRACKET = {"normal": (1.0, 3.0), "sign": (0.25, 2.25), "uniform": (0.5, 2.5)}
 
 
-def sparse_lasso_like_paper(seed):
+def sparse_lasso_like_paper(seed, weights="normal"):
     """A Sparse LASSO instance of data seed ``seed`` whose w = 0 is at the paper's
-    relative error: the label noise sigma is bisected in [1, 3] until w = 0 is
+    relative error: the label noise sigma is bisected in :data:`NOISE_BRACKET`
+    (for N(0, 1) weights [1, 3]) until w = 0 is
     within 0.002 of it (the error falls as sigma grows, in jumps where the exact
     support changes; the closest of 12 bisection steps otherwise).
 
     Returns (X, y, sigma, (lam, exact result), F(0) relative error).
     """
     def instance(sigma):
-        X, y, _ = make_sparse_lasso(1000, 1000, 10, noise=sigma, random_state=seed)
+        X, y, _ = make_sparse_lasso(1000, 1000, 10, noise=sigma, random_state=seed,
+                                    weights=weights)
         X = sp.csc_array(X)
         lam, ref = lambda_for_support(X, y, Squared(), 10, tol=1e-8)
         err0 = relative_error(Squared().value(np.zeros(len(y)), y), ref.objective)
         return X, y, sigma, (lam, ref), err0
-    lo, hi = 1.0, 3.0
+    lo, hi = NOISE_BRACKET[weights]
     best = None
     for _ in range(12):
         mid = 0.5 * (lo + hi)
@@ -147,19 +151,20 @@ def sparse_lasso_like_paper(seed):
     return best
 
 
-def instance_study(n_instances, passes_list, n_clip, n_runs, variants):
+def instance_study(n_instances, passes_list, n_clip, n_runs, variants, weights="normal"):
     """Tuned errors on Sparse LASSO instances 1..n_instances (data seeds the main
     table does not use), each with w = 0 at the paper's error: how the paper's
     one instance compares with the spread of ours."""
     results = []
     for seed in range(1, n_instances + 1):
-        X, y, sigma, lam_ref, err0 = sparse_lasso_like_paper(seed)
+        X, y, sigma, lam_ref, err0 = sparse_lasso_like_paper(seed, weights)
         print(f"\n-- instance {seed}: label noise {sigma:.4f}, F(0) rel. error {err0:.4f}")
         results.append(experiment(f"Sparse LASSO instance {seed}", X, y, 10, 10.0,
                                   passes_list, n_clip, n_runs, variants,
                                   lam_ref=lam_ref, paper="Sparse LASSO"))
     print(f"\n== Sparse LASSO, {n_instances} instances like the paper's "
-          f"(w = 0 at {W0_ERROR}): tuned mean per instance; mean +- s.e. over instances ==")
+          f"(w = 0 at {W0_ERROR}, {weights} weights): tuned mean per instance; "
+          f"mean +- s.e. over instances ==")
     for key in results[0]:
         values = np.array([r[key] for r in results])
         paper = PAPER["Sparse LASSO"].get(key[0])
@@ -185,6 +190,8 @@ def main(argv=None):
     parser.add_argument("--instances", type=int, default=0, metavar="K",
                         help="instead of the tables: tune on K other Sparse LASSO "
                              "instances (w = 0 at the paper's error) and summarise")
+    parser.add_argument("--weights", choices=["normal", "sign", "uniform"], default="normal",
+                        help="with --instances: the law of the active weights")
     args = parser.parse_args(argv)
 
     def with_shuffle(variants):
@@ -196,7 +203,8 @@ def main(argv=None):
     warnings.simplefilter("ignore", PrivacyLeakWarning)  # stated in the docstring
     if args.instances:
         instance_study(args.instances, args.passes, n_clip, args.runs,
-                       with_shuffle([("DP-CD", {"smoothness": np.full(1000, 2.0)})]))
+                       with_shuffle([("DP-CD", {"smoothness": np.full(1000, 2.0)})]),
+                       args.weights)
         return
 
     if args.only in (None, "sparse"):

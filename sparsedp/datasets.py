@@ -89,11 +89,13 @@ def load_california(home=None):
 
 
 def make_sparse_lasso(n_samples=1000, n_features=1000, n_informative=10,
-                      noise=0.1, random_state=0):
+                      noise=0.1, random_state=0, weights="normal"):
     """Synthetic sparse LASSO problem: Gaussian design, ``n_informative`` active features.
 
     ``y = X @ w_true + noise * N(0, 1)`` with ``w_true`` having ``n_informative``
-    nonzero entries drawn from N(0, 1) at random positions.
+    nonzero entries at random positions, drawn by ``weights``: ``"normal"``
+    N(0, 1); ``"sign"`` +-1 (equal magnitudes); ``"uniform"`` a random sign times
+    U[0.5, 1.5].
 
     Returns
     -------
@@ -101,11 +103,18 @@ def make_sparse_lasso(n_samples=1000, n_features=1000, n_informative=10,
     y : ndarray of shape (n_samples,)
     w_true : ndarray of shape (n_features,)
     """
+    if weights not in ("normal", "sign", "uniform"):
+        raise ValueError(f"weights must be 'normal', 'sign' or 'uniform', got {weights!r}")
     rng = np.random.default_rng(random_state)
     X = rng.standard_normal((n_samples, n_features))
     w_true = np.zeros(n_features)
     support = rng.choice(n_features, n_informative, replace=False)
-    w_true[support] = rng.standard_normal(n_informative)
+    if weights == "normal":
+        w_true[support] = rng.standard_normal(n_informative)
+    else:
+        signs = rng.choice([-1.0, 1.0], n_informative)
+        w_true[support] = signs if weights == "sign" else \
+            signs * rng.uniform(0.5, 1.5, n_informative)
     y = X @ w_true + noise * rng.standard_normal(n_samples)
     return X, y, w_true
 
