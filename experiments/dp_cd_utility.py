@@ -121,10 +121,9 @@ NOISE_BRACKET = {"normal": (1.0, 3.0), "sign": (0.25, 2.25), "uniform": (0.5, 2.
 
 def sparse_lasso_like_paper(seed, weights="normal"):
     """A Sparse LASSO instance of data seed ``seed`` whose w = 0 is at the paper's
-    relative error: the label noise sigma is bisected in :data:`NOISE_BRACKET`
-    (for N(0, 1) weights [1, 3]) until w = 0 is
-    within 0.002 of it (the error falls as sigma grows, in jumps where the exact
-    support changes; the closest of 12 bisection steps otherwise).
+    relative error: the label noise sigma is bisected in ``NOISE_BRACKET[weights]``
+    until w = 0 is within 0.002 of it (the error falls as sigma grows, in jumps
+    where the exact support changes; the closest of 12 bisection steps otherwise).
 
     Returns (X, y, sigma, (lam, exact result), F(0) relative error).
     """

@@ -38,6 +38,7 @@ import numpy as np
 
 from ._core cimport clip, loss_derivative, prox_elastic_net
 from ._random cimport generator_bitgen
+from ._validation import check_csc_structure
 
 cdef extern from "numpy/random/distributions.h":
     # Generator.integers(0, p, size=cnt) fills with exactly this call
@@ -126,10 +127,8 @@ cdef class CoordinateBlocks:
         cdef const double[::1] steps = np.ascontiguousarray(step_sizes, dtype=np.float64)
         cdef const double[::1] clips = np.ascontiguousarray(clip_thresholds, dtype=np.float64)
         cdef const double[::1] start = np.ascontiguousarray(theta, dtype=np.float64)
-        if not (indptr.shape[0] == p + 1 and indptr[0] == 0
-                and indptr[p] == data.shape[0] == indices.shape[0]):
-            raise ValueError("X is not a consistent CSC matrix (see check_X)")
-        sizes = 32 + 12 * np.diff(X.indptr).astype(np.int64)
+        check_csc_structure(X)  # the packing loop and the kernel trust it
+        sizes = sizeof(Header) + sizeof(Nonzero) * np.diff(X.indptr).astype(np.int64)
         self._offsets = np.zeros(p + 1, dtype=np.int64)
         np.cumsum((sizes + 7) // 8 * 8, out=self._offsets[1:])
         raw = np.zeros(self._offsets[p] + 64, dtype=np.uint8)

@@ -9,7 +9,7 @@ import numbers
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["check_X", "check_y", "check_X_y", "check_random_state"]
+__all__ = ["check_X", "check_y", "check_X_y", "check_random_state", "check_csc_structure"]
 
 
 def _csc_of(X):
@@ -28,17 +28,17 @@ def _csc_of(X):
     return sp.csc_array(X.astype(np.float64, copy=False))
 
 
-def _check_structure(Xc):
+def check_csc_structure(Xc):
     """Reject a CSC structure scipy accepted without a full check: the kernels
     index the margins by row without bounds checks."""
     n, p = Xc.shape
     indptr, indices = Xc.indptr, Xc.indices
     if (indptr.shape != (p + 1,) or indptr[0] != 0
             or indptr[-1] != indices.shape[0] or indices.shape[0] != Xc.data.shape[0]):
-        raise ValueError("X's CSC structure is inconsistent: indptr must hold "
+        raise ValueError("X is not a consistent CSC matrix: indptr must hold "
                          "n_features + 1 offsets from 0 to the number of nonzeros")
     if np.any(np.diff(indptr) < 0):
-        raise ValueError("X's CSC structure is inconsistent: indptr decreases")
+        raise ValueError("X is not a consistent CSC matrix: indptr decreases")
     if indices.size and (indices.min() < 0 or indices.max() >= n):
         raise ValueError(f"X's row indices must lie in [0, {n}), got values in "
                          f"[{indices.min()}, {indices.max()}]")
@@ -72,7 +72,7 @@ def check_X(X):
     n, p = Xc.shape
     if n == 0 or p == 0:
         raise ValueError(f"X is empty: shape {Xc.shape}")
-    _check_structure(Xc)
+    check_csc_structure(Xc)
     if np.iscomplexobj(Xc.data):
         raise TypeError("X must be real, got complex values")
     if Xc.data.dtype != np.float64:
