@@ -38,14 +38,10 @@ from numpy.random cimport bitgen_t
 import numpy as np
 
 from ._core cimport clip, loss_derivative, prox_elastic_net
-from ._random cimport generator_bitgen, standard_normal_fill
+from ._random cimport generator_bitgen, standard_normal_fill, uniform_index_fill
 from ._validation import check_csc_structure
 
 cdef extern from "numpy/random/distributions.h":
-    # Generator.integers(0, p, size=cnt) fills with exactly this call
-    void random_bounded_uint64_fill(bitgen_t* state, uint64_t off, uint64_t rng,
-                                    Py_ssize_t cnt, bint use_masked,
-                                    uint64_t* out) noexcept nogil
     # Generator.integers(0, high + 1) draws one with exactly this call (Lemire's method)
     uint64_t random_bounded_uint64(bitgen_t* state, uint64_t off, uint64_t rng,
                                    uint64_t mask, bint use_masked) noexcept nogil
@@ -252,8 +248,7 @@ cdef class RandomStreams:
         cdef int64_t t
         cdef int64_t* out = &self.indices[half * BATCH]
         if not self.shuffle:
-            random_bounded_uint64_fill(self.index_rng, 0, p - 1, BATCH, False,
-                                       <uint64_t*> out)
+            uniform_index_fill(self.index_rng, p, BATCH, <uint64_t*> out)
         else:
             for b in range(BATCH):
                 if self.permutation_pos == p:  # next pass: a fresh permutation

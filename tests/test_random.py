@@ -67,3 +67,16 @@ def test_batch_fill_advances_the_generator_as_numpy_does():
         np.testing.assert_array_equal(
             _random.standard_normal_batch(rng, size), ref.standard_normal(size))
     np.testing.assert_array_equal(rng.bit_generator.random_raw(4), ref.bit_generator.random_raw(4))
+
+
+@pytest.mark.parametrize("high", [1, 2, 7, 100_000, 2**31 + 5, 2**32 - 1, 2**32, 2**40 + 3])
+@pytest.mark.parametrize("bit_generator", [np.random.SFC64, np.random.PCG64])
+def test_batch_indices_equal_generator_integers(bit_generator, high):
+    # 2 <= high < 2**32 runs the inlined Lemire draw, the others numpy's fill;
+    # high = 1 draws nothing (the generator must not advance, as in numpy)
+    rng = np.random.Generator(bit_generator(4))
+    ref = np.random.Generator(bit_generator(4))
+    ours = _random.uniform_index_batch(rng, high, 100_000)
+    np.testing.assert_array_equal(ours, ref.integers(0, high, 100_000))
+    assert ours.min() >= 0 and ours.max() < high
+    np.testing.assert_array_equal(rng.bit_generator.random_raw(3), ref.bit_generator.random_raw(3))
