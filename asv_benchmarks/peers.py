@@ -142,34 +142,35 @@ def section_dp_cd(rounds=5):
     X, y = dorothea_like()
     lam = 0.1 * np.max(np.abs(X.T @ y)) * 2 / X.shape[0]
     labels = np.where(y >= np.median(y), 1.0, -1.0)
-    draws, fills, peer_t = [], [], []
+    peer = sklearn_cd(X, y, lam)
+    # clip 0.01: the L1 prox keeps most coordinates at 0 (sparse iterate);
+    # clip 1: the noise moves theta at most steps (margins refreshed each time)
+    configs = [(f"{name}, clip {clip:g}", *ours_dp_cd(X, target, datafit, reg, clip))
+               for name, datafit, target, reg in (("squared + L1", Squared(), y, lam),
+                                                  ("logistic + L1", Logistic(), labels, 1e-3))
+               for clip in (0.01, 1.0)]
+    draws = {"numpy": random_draws(X.shape[1]),
+             "fills": random_draws(X.shape[1], kernel_fills=True)}
+    times = {key: [] for key in [*draws, *(c[0] for c in configs)]}
+    peer_t = {key: [] for key in times}
+    # every round times everything, each next to a scikit-learn epoch: the
+    # machine's slow phases (shared caches) then fall on all configurations alike
     for _ in range(rounds):
-        draws.append(per_epoch(random_draws(X.shape[1]), repeats=3))
-        fills.append(per_epoch(random_draws(X.shape[1], kernel_fills=True), repeats=3))
-        peer_t.append(per_epoch(sklearn_cd(X, y, lam), repeats=3))
-    epoch = np.median(peer_t)
-    print(f"floor: p normals + p indices {1e3 * np.median(draws):.2f} ms through numpy's "
-          f"Generator, {1e3 * np.median(fills):.2f} ms through the kernels' fills (same "
+        for key, run in [*draws.items(), *((c[0], c[1]) for c in configs)]:
+            times[key].append(per_epoch(run, repeats=3))
+            peer_t[key].append(per_epoch(peer, repeats=3))
+    epoch = np.median(peer_t["numpy"] + peer_t["fills"])
+    numpy_d, fills_d = np.median(times["numpy"]), np.median(times["fills"])
+    print(f"floor: p normals + p indices {1e3 * numpy_d:.2f} ms through numpy's "
+          f"Generator, {1e3 * fills_d:.2f} ms through the kernels' fills (same "
           f"numbers); scikit-learn Lasso {1e3 * epoch:.2f} ms/epoch: a pass that did one "
-          f"epoch's work plus its draws would have ratio {(epoch + np.median(draws)) / epoch:.3f} "
-          f"(numpy) / {(epoch + np.median(fills)) / epoch:.3f} (kernels' fills)")
-    for name, datafit, target, reg in (
-            ("squared + L1", Squared(), y, lam),
-            ("logistic + L1", Logistic(), labels, 1e-3)):
-        # clip 0.01: the L1 prox keeps most coordinates at 0 (sparse iterate);
-        # clip 1: the noise moves theta at most steps (margins refreshed each time)
-        for clip in (0.01, 1.0):
-            ratios, ours_t, peer_t = [], [], []
-            run, info = ours_dp_cd(X, target, datafit, reg, clip)
-            for _ in range(rounds):  # interleaved against machine noise
-                a = per_epoch(run, repeats=3)
-                b = per_epoch(sklearn_cd(X, y, lam), repeats=3)
-                ours_t.append(a)
-                peer_t.append(b)
-                ratios.append(a / b)
-            print(f"{name}, clip {clip:g} ({100 * info['moves']:.0f}% of steps move): "
-                  f"DP-CD {1e3 * np.median(ours_t):.2f} ms/pass, scikit-learn Lasso "
-                  f"{1e3 * np.median(peer_t):.2f} ms/epoch, ratio = {np.median(ratios):.3f}")
+          f"epoch's work plus its draws would have ratio {(epoch + numpy_d) / epoch:.3f} "
+          f"(numpy) / {(epoch + fills_d) / epoch:.3f} (kernels' fills)")
+    for key, _, info in configs:
+        ratios = np.array(times[key]) / np.array(peer_t[key])
+        print(f"{key} ({100 * info['moves']:.0f}% of steps move): "
+              f"DP-CD {1e3 * np.median(times[key]):.2f} ms/pass, scikit-learn Lasso "
+              f"{1e3 * np.median(peer_t[key]):.2f} ms/epoch, ratio = {np.median(ratios):.3f}")
 
 
 def gcd_kernel(X, y, datafit, lam, clip, selection, n_iter=100, seed=0):
