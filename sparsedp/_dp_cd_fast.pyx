@@ -10,19 +10,20 @@ O(nnz of column j) and at most nnz(X_j) exponentials (none if theta_j stays).
 
 Periodic averaging (line 9) is lazy: ``wsum_j`` holds the sum of theta_j over
 the iterates already accounted and ``stamp_j`` the first iterate index at which
-the current theta_j holds (an :data:`AVERAGE_DTYPE` record), so a step is O(1)
-in p; the average of iterates 1..k is ``(wsum + theta * (k + 1 - stamp)) / k``.
+the current theta_j holds (both in block j's header), so a step is O(1) in p;
+the average of iterates 1..k is ``(wsum + theta * (k + 1 - stamp)) / k``.
 
 Memory layout.  Random coordinates touch memory at random, so a step costs its
 cache misses more than its arithmetic.  Everything a step reads about coordinate
-j is one contiguous block (:class:`CoordinateBlocks`): a 32-byte header (step
-size, clipping threshold, theta_j, number of nonzeros) followed by the column's
+j is one contiguous block (:class:`CoordinateBlocks`): a 48-byte header (step
+size, clipping threshold, theta_j, the lazy average's wsum_j and stamp_j, number
+of nonzeros) followed by the column's
 nonzeros as packed 12-byte (value, int32 row) pairs; a table of byte offsets
 (prefetched before the block) says where each block starts.  A step with a
-column of m nonzeros thus reads about ``(32 + 12 m) / 64`` cache lines, all
+column of m nonzeros thus reads about ``(48 + 12 m) / 64`` cache lines, all
 prefetched.  The noise scale is not stored: ``sigma_j = z * 2 C_j / n`` for the
-run's one multiplier z.  The 16-byte lazy-average records live apart, touched
-only when theta_j moves (prefetched with the blocks while steps move often).
+run's one multiplier z.  A step that moves theta_j updates the lazy average in
+the header it has already read (no other line touched).
 Coordinates come from their own generator, ``BATCH`` at a time
 (``integers(0, p, BATCH)``) into a ring of two batches that persists across
 calls (results do not depend on how the steps are split into calls); the next
@@ -63,12 +64,9 @@ cdef packed struct Header:
     double step      # gamma_j = gamma / M_j (0: skip the coordinate)
     double clip      # per-sample clipping threshold C_j (inf: none)
     double theta     # the inner iterate theta_j
+    double wsum      # lazy average: sum of theta_j over the iterates before stamp
+    int64_t stamp    # lazy average: first iterate index at which theta_j holds
     int64_t nnz      # number of nonzeros following the header
-
-
-cdef packed struct Average:
-    double wsum      # sum of theta_j over the iterates before stamp
-    int64_t stamp    # first iterate index at which the current theta_j holds
 
 
 cdef packed struct Nonzero:
@@ -77,25 +75,19 @@ cdef packed struct Nonzero:
 
 
 NONZERO_DTYPE = np.dtype([("value", "f8"), ("row", "i4")])
-AVERAGE_DTYPE = np.dtype([("wsum", "f8"), ("stamp", "i8")])
-
-
-def empty_average(p):
-    """Lazy-average state of ``p`` coordinates, empty (``wsum = 0``, ``stamp = 1``)."""
-    state = np.zeros(p, dtype=AVERAGE_DTYPE)
-    state["stamp"] = 1
-    return state
 
 
 cdef class CoordinateBlocks:
     """Per-coordinate parameters, iterate and column of a CSC matrix, one block each.
 
-    Block j (at byte ``offsets[j]``, 8-byte aligned) is a 32-byte header (step
-    size, clipping threshold, theta_j, nnz) followed by column j's nonzeros as
+    Block j (at byte ``offsets[j]``, 8-byte aligned) is a 48-byte header (step
+    size, clipping threshold, theta_j, the lazy average's wsum_j and stamp_j,
+    nnz) followed by column j's nonzeros as
     packed 12-byte (value, int32 row) pairs (:data:`NONZERO_DTYPE`), in CSC
     order; ``offsets[p]`` is the total size.  The buffer is 64-byte aligned.
     ``buffer`` and ``offsets`` are copies: the kernel trusts the layout, so
-    Python code never writes to it (theta: :meth:`set_theta`).  Not thread-safe:
+    Python code never writes to it (theta: :meth:`set_theta`; the average:
+    :meth:`reset_average`).  Not thread-safe:
     one :func:`dp_cd_steps` call at a time per instance.
 
     Parameters
@@ -141,6 +133,7 @@ cdef class CoordinateBlocks:
         for j in range(p):
             h = self.header(j)
             h.step, h.clip, h.theta = steps[j], clips[j], start[j]
+            h.wsum, h.stamp = 0.0, 1
             h.nnz = indptr[j + 1] - indptr[j]
             nz = <Nonzero*> (h + 1)
             for q in range(h.nnz):
@@ -167,6 +160,27 @@ cdef class CoordinateBlocks:
         cdef Py_ssize_t j
         for j in range(self.n_features):
             view[j] = self.header(j).theta
+        return out
+
+    def reset_average(self):
+        """Start a new average: no iterate accounted yet (``wsum = 0``, ``stamp = 1``)."""
+        cdef Py_ssize_t j
+        for j in range(self.n_features):
+            self.header(j).wsum = 0.0
+            self.header(j).stamp = 1
+
+    def get_average(self, Py_ssize_t k):
+        """The average of the inner iterates 1..k since :meth:`reset_average`
+        (steps 0..k-1 of :func:`dp_cd_steps` with ``averaging=True``)."""
+        if k < 1:
+            raise ValueError(f"k must be >= 1, got {k}")
+        out = np.empty(self.n_features)
+        cdef double[::1] view = out
+        cdef Py_ssize_t j
+        cdef Header* h
+        for j in range(self.n_features):
+            h = self.header(j)
+            view[j] = (h.wsum + h.theta * (k + 1 - h.stamp)) / k
         return out
 
     def set_theta(self, theta):
@@ -306,7 +320,7 @@ def dp_cd_steps(
     double[::1] margin,
     double[::1] deriv,
     double noise_multiplier,
-    Average[::1] average,
+    bint averaging,
     Py_ssize_t k_start,
     Py_ssize_t n_steps,
     double l1,
@@ -327,10 +341,11 @@ def dp_cd_steps(
         z: the released gradient of coordinate j gets ``N(0, (z 2 C_j / n)^2)``
         (z times its L2 sensitivity); 0 draws no noise.  With z > 0 the clipping
         thresholds must be finite.
-    average : ndarray of AVERAGE_DTYPE, shape (n_features,), or None
-        Lazy running sum of the iterates (:func:`empty_average`), updated in
-        place: ``wsum_j`` sums theta_j over the iterates before ``stamp_j``, the
-        first iterate index at which the current theta_j holds.  None: no average.
+    averaging : bool
+        Keep the lazy running sum of the iterates in the blocks' headers (read
+        with :meth:`CoordinateBlocks.get_average`): ``wsum_j`` sums theta_j over
+        the iterates before ``stamp_j``, the first iterate index at which the
+        current theta_j holds.
     k_start, n_steps : step range within the inner loop (0-based).
     l1, l2 : elastic-net penalty strengths.
     streams : RandomStreams
@@ -353,17 +368,12 @@ def dp_cd_steps(
     cdef Header* h
     cdef const Nonzero* nz
     cdef double grad, old, new, delta, inv_n = 1.0 / n
-    cdef Py_ssize_t moves_before
-    cdef bint prefetch_average = False  # only while steps move often
     if <uint64_t> p != streams.p:
         raise ValueError(f"streams were made for {streams.p} features, "
                          f"blocks hold {p}")
     if not y.shape[0] == margin.shape[0] == deriv.shape[0] == blocks.n_samples:
         raise ValueError(f"y, margin and deriv must have one entry per sample "
                          f"({blocks.n_samples})")
-    cdef bint averaging = average is not None
-    if averaging and average.shape[0] != p:
-        raise ValueError("average must have one entry per feature")
     if n_steps <= 0:
         return 0
     with streams.index_generator.bit_generator.lock, \
@@ -380,13 +390,10 @@ def dp_cd_steps(
             # so lookahead runs on across the boundary
             pos = streams.index_pos
             size = min(BATCH - pos % BATCH, n_steps - done)
-            moves_before = n_moves
             for b in range(pos, pos + size):
                 prefetch(&offset[ring[(b + 2 * LOOKAHEAD) & MASK]])
                 j = ring[(b + LOOKAHEAD) & MASK]
                 prefetch_block(base + offset[j], base + offset[j + 1])
-                if prefetch_average:  # written if the step moves
-                    prefetch(&average[j])
                 j = ring[b]
                 h = blocks.header(j)
                 nz = <const Nonzero*> (h + 1)
@@ -411,12 +418,10 @@ def dp_cd_steps(
                 if averaging:
                     # old held for the iterates stamp .. k; new from k + 1 on
                     k = k_start + done + b - pos
-                    average[j].wsum += old * (k + 1 - average[j].stamp)
-                    average[j].stamp = k + 1
+                    h.wsum += old * (k + 1 - h.stamp)
+                    h.stamp = k + 1
                 h.theta = new
                 n_moves += 1
             done += size
             streams.consumed_until(pos + size)
-            # more than 1 move in 16 steps: prefetching the average records pays
-            prefetch_average = averaging and (n_moves - moves_before) * 16 > size
     return n_moves

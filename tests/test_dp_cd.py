@@ -10,7 +10,7 @@ from scipy import stats
 
 from problems import make_sparse_problem
 from sparsedp._dp_cd_fast import (
-    BATCH_SIZE as BATCH, CoordinateBlocks, RandomStreams, dp_cd_steps, empty_average,
+    BATCH_SIZE as BATCH, CoordinateBlocks, RandomStreams, dp_cd_steps,
 )
 from sparsedp.accounting import calibrate_gaussian, gaussian_epsilon
 from sparsedp.datafits import Logistic, Squared
@@ -240,7 +240,7 @@ def test_clipped_gradient_sensitivity_is_at_most_2C_over_n(datafit, logistic):
             margin = A @ theta
             deriv = datafit.derivative(margin, b)
             gen = np.random.default_rng(trial)  # same coordinate on both sides
-            dp_cd_steps(datafit.kind, blocks, b, margin, deriv, 0.0, None,
+            dp_cd_steps(datafit.kind, blocks, b, margin, deriv, 0.0, False,
                         0, 1, 0.0, 0.0, RandomStreams(p, gen, np.random.default_rng(0)))
             th = blocks.get_theta()
             j = int(np.random.default_rng(trial).integers(0, p, size=BATCH)[0])
@@ -516,21 +516,18 @@ def test_kernel_rejects_mismatched_inputs():
     margin, deriv = np.zeros(20), Squared().derivative(np.zeros(20), y)
     args = (0, blocks, y, margin, deriv, 0.0)
     with pytest.raises(ValueError, match="streams were made for 6 features"):
-        dp_cd_steps(*args, None, 0, 1, 0.0, 0.0,
+        dp_cd_steps(*args, False, 0, 1, 0.0, 0.0,
                     RandomStreams(6, np.random.default_rng(0), np.random.default_rng(1)))
-    with pytest.raises(ValueError, match="one entry per feature"):
-        dp_cd_steps(*args, empty_average(4), 0, 1, 0.0, 0.0,
-                    RandomStreams(5, np.random.default_rng(0), np.random.default_rng(1)))
     for short in range(3):  # y, margin or deriv one entry short
         arrays = [a[:19] if i == short else a for i, a in enumerate((y, margin, deriv))]
         with pytest.raises(ValueError, match="one entry per sample \\(20\\)"):
-            dp_cd_steps(0, blocks, *arrays, 0.0, None, 0, 1, 0.0, 0.0,
+            dp_cd_steps(0, blocks, *arrays, 0.0, False, 0, 1, 0.0, 0.0,
                         RandomStreams(5, np.random.default_rng(0), np.random.default_rng(1)))
     with pytest.raises(TypeError):
-        dp_cd_steps(0, None, y, margin, deriv, 0.0, None, 0, 1, 0.0, 0.0,
+        dp_cd_steps(0, None, y, margin, deriv, 0.0, False, 0, 1, 0.0, 0.0,
                     RandomStreams(5, np.random.default_rng(0), np.random.default_rng(1)))
     with pytest.raises(TypeError):
-        dp_cd_steps(*args, None, 0, 1, 0.0, 0.0, None)
+        dp_cd_steps(*args, False, 0, 1, 0.0, 0.0, None)
 
 
 def test_coordinate_blocks_hold_columns_and_theta():
@@ -545,20 +542,60 @@ def test_coordinate_blocks_hold_columns_and_theta():
     steps, clips, theta = rng.random(p), rng.random(p), rng.standard_normal(p)
     blocks = CoordinateBlocks(X, steps, clips, theta)
     assert np.all(blocks.offsets % 8 == 0)
-    header = np.dtype([("step", "f8"), ("clip", "f8"), ("theta", "f8"), ("nnz", "i8")])
+    header = np.dtype([("step", "f8"), ("clip", "f8"), ("theta", "f8"), ("wsum", "f8"),
+                       ("stamp", "i8"), ("nnz", "i8")])
     for j in range(p):
         o = int(blocks.offsets[j])
-        h = blocks.buffer[o:o + 32].view(header)[0]
+        h = blocks.buffer[o:o + 48].view(header)[0]
         m = X.indptr[j + 1] - X.indptr[j]
-        assert (h["step"], h["clip"], h["theta"], h["nnz"]) == (steps[j], clips[j], theta[j], m)
-        nz = blocks.buffer[o + 32:o + 32 + 12 * m].view(
+        assert (h["step"], h["clip"], h["theta"], h["wsum"], h["stamp"], h["nnz"]) == (
+            steps[j], clips[j], theta[j], 0.0, 1, m)
+        nz = blocks.buffer[o + 48:o + 48 + 12 * m].view(
             np.dtype([("value", "f8"), ("row", "i4")]))
         np.testing.assert_array_equal(nz["value"], X.data[X.indptr[j]:X.indptr[j + 1]])
         np.testing.assert_array_equal(nz["row"], X.indices[X.indptr[j]:X.indptr[j + 1]])
-        assert blocks.offsets[j + 1] - o < 32 + 12 * m + 8
+        assert blocks.offsets[j + 1] - o < 48 + 12 * m + 8
     np.testing.assert_array_equal(blocks.get_theta(), theta)
     blocks.set_theta(-theta)
     np.testing.assert_array_equal(blocks.get_theta(), -theta)
     copy = blocks.offsets  # the kernel trusts the layout: Python gets copies
     copy[1] = 10**12
     assert blocks.offsets[1] != copy[1]
+
+
+def test_lazy_average_in_the_headers_equals_the_naive_average():
+    """get_average(k) is the mean of the iterates after steps 1..k (one step per
+    call, theta recorded after each), also after reset_average and across calls;
+    averaging=False leaves the running sums untouched."""
+    X, y = make_sparse_problem(n=40, p=7, density=0.5, seed=2)
+    p = X.shape[1]
+    M = Squared().smoothness(X)
+    blocks = CoordinateBlocks(X, 1.0 / M, np.full(p, 0.5), np.zeros(p))
+    margin = np.zeros(40)
+    deriv = Squared().derivative(margin, y)
+    streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1))
+    for start in (np.zeros(p), np.linspace(-1, 1, p)):  # two outer iterations
+        blocks.set_theta(start)
+        margin[:] = X @ start
+        deriv[:] = Squared().derivative(margin, y)
+        blocks.reset_average()
+        iterates = []
+        for k in range(60):
+            dp_cd_steps(0, blocks, y, margin, deriv, 1.0, True, k, 1, 0.05, 0.0, streams)
+            iterates.append(blocks.get_theta())
+            if k % 7 == 6:
+                np.testing.assert_allclose(blocks.get_average(k + 1),
+                                           np.mean(iterates, axis=0), rtol=1e-12, atol=1e-15)
+        assert len({tuple(t) for t in iterates}) > 10  # the iterates did move
+    header = np.dtype([("step", "f8"), ("clip", "f8"), ("theta", "f8"), ("wsum", "f8"),
+                       ("stamp", "i8"), ("nnz", "i8")])
+
+    def sums():
+        buf = blocks.buffer
+        return [tuple(buf[o:o + 48].view(header)[0])[3:5] for o in blocks.offsets[:-1]]
+    before = sums()
+    dp_cd_steps(0, blocks, y, margin, deriv, 1.0, False, 60, 50, 0.05, 0.0, streams)
+    assert not np.array_equal(blocks.get_theta(), iterates[-1])
+    assert sums() == before
+    with pytest.raises(ValueError, match="k must be >= 1"):
+        blocks.get_average(0)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from sparsedp._dp_cd_fast import (
-    CoordinateBlocks, RandomStreams, dp_cd_steps, empty_average)
+    CoordinateBlocks, RandomStreams, dp_cd_steps)
 from sparsedp._validation import check_X_y
 from sparsedp.accounting import calibrate_gaussian
 from sparsedp.datafits import Logistic, Squared
@@ -37,7 +37,6 @@ class DPCDPass:
         self.l1 = 1e-3 if regime == "sparse" else 0.0
         # state carries over between repeats (a pass from wherever the last ended)
         self.blocks = CoordinateBlocks(self.X, self.steps, C, np.zeros(p))
-        self.average = empty_average(p)
         self.margin = np.zeros(n)
         self.deriv = self.datafit.derivative(self.margin, self.y)
         self.streams = RandomStreams(p, *split_generator(np.random.default_rng(0)),
@@ -46,7 +45,7 @@ class DPCDPass:
     def time_pass(self, datafit, regime, selection):
         p = self.X.shape[1]
         dp_cd_steps(self.datafit.kind, self.blocks, self.y, self.margin,
-                    self.deriv, self.z, self.average, 0, p, self.l1, 0.0,
+                    self.deriv, self.z, True, 0, p, self.l1, 0.0,
                     self.streams)
 
 

@@ -11,7 +11,7 @@ import numbers
 import numpy as np
 
 from .._dp_cd_fast import (
-    CoordinateBlocks, RandomStreams, dp_cd_steps, empty_average)
+    CoordinateBlocks, RandomStreams, dp_cd_steps)
 from .._validation import check_X_y, check_random_state
 from ..accounting import PrivacyLedger, calibrate_gaussian
 from ..penalties import as_penalty
@@ -183,16 +183,13 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
 
     w = np.zeros(p)
     blocks = CoordinateBlocks(X, steps, C, w)  # holds the kernel's iterate theta
-    state = empty_average(p)
-    wsum, stamp = state["wsum"], state["stamp"]  # views
     streams = RandomStreams(p, *split_generator(generator), selection=selection)
     every = max(1, int(round(trace_every * p)))
     passes_done, values = [], []
     moves = 0
     for t in range(T):
         blocks.set_theta(w)
-        wsum[:] = 0.0
-        stamp[:] = 1
+        blocks.reset_average()
         margin = X @ w
         deriv = datafit.derivative(margin, y)
         k = 0
@@ -200,15 +197,13 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
             todo = min(K - k, every - (t * K + k) % every) if trace else K
             moves += dp_cd_steps(
                 datafit.kind, blocks, y, margin, deriv, z,
-                state if averaging else None, k, todo, penalty.l1, penalty.l2, streams)
+                averaging, k, todo, penalty.l1, penalty.l2, streams)
             k += todo
             if trace and ((t * K + k) % every == 0 or (t == T - 1 and k == K)):
-                theta = blocks.get_theta()
-                current = _average(theta, wsum, stamp, k) if averaging else theta
+                current = blocks.get_average(k) if averaging else blocks.get_theta()
                 passes_done.append((t * K + k) / p)
                 values.append(datafit.value(X @ current, y) + penalty.value(current))
-        theta = blocks.get_theta()
-        w = _average(theta, wsum, stamp, K) if averaging else theta
+        w = blocks.get_average(K) if averaging else blocks.get_theta()
 
     value = datafit.value(X @ w, y) + penalty.value(w)
     info = {"noise_multiplier": z, "smoothness": M, "clip_thresholds": C,
@@ -235,8 +230,3 @@ def split_generator(generator):
     seeds = generator.integers(0, 2**63, size=(2, 4))
     return tuple(np.random.Generator(np.random.SFC64(np.random.SeedSequence(s)))
                  for s in seeds)
-
-
-def _average(theta, wsum, stamp, k):
-    """Average of the inner iterates 1..k from the lazy state."""
-    return (wsum + theta * (k + 1 - stamp)) / k
