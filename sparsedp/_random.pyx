@@ -2,9 +2,10 @@
 
 Every kernel draws its noise from the ``bitgen_t`` behind a
 :class:`numpy.random.Generator`, through numpy's own C distributions
-(``random_standard_normal`` is the ziggurat of ``Generator.standard_normal``),
-so that a seeded ``random_state`` reproduces a fit exactly and the draws are
-the very ones numpy would make.  The caller must hold
+(``random_standard_normal`` is the ziggurat of ``Generator.standard_normal``)
+or through the batch fills below, which inline numpy's common cases and return
+the same numbers, so that a seeded ``random_state`` reproduces a fit exactly and
+the draws are the very ones numpy would make.  The caller must hold
 ``generator.bit_generator.lock`` around the nogil section that draws.
 """
 from cpython.pycapsule cimport PyCapsule_IsValid, PyCapsule_GetPointer
@@ -107,6 +108,7 @@ cdef void read_ziggurat_tables() noexcept nogil:
     cdef ProbeState s
     cdef uint64_t layer, lo, hi, mid
     for layer in range(256):
+        # (a layer numpy never accepts at once has K = 0: its W is never used)
         ZIGGURAT_W[layer] = probe((<uint64_t> 1 << 9) | layer, &s)
         ZIGGURAT_W[256 + layer] = -ZIGGURAT_W[layer]
         lo = 0
