@@ -241,6 +241,16 @@ def ziggurat_is_inlined():
     return bool(ziggurat_inlined)
 
 
+def _inline_ziggurat(bint on):
+    """Switch the inlined common case off (numpy's fill throughout) or back on
+    (tests of the fallback; on again only re-reads and re-checks the tables)."""
+    global ziggurat_inlined
+    if on:
+        _setup_ziggurat()
+    else:
+        ziggurat_inlined = False
+
+
 def standard_normal_batch(generator, Py_ssize_t size):
     """Draw ``size`` standard normals with the kernels' batch fill (test helper).
 

@@ -80,3 +80,19 @@ def test_batch_indices_equal_generator_integers(bit_generator, high):
     np.testing.assert_array_equal(ours, ref.integers(0, high, 100_000))
     assert ours.min() >= 0 and ours.max() < high
     np.testing.assert_array_equal(rng.bit_generator.random_raw(3), ref.bit_generator.random_raw(3))
+
+
+def test_batch_fill_without_the_inlined_path_is_numpys_fill():
+    """The fallback (numpy's library for every draw, taken if numpy's sampler ever
+    reads its words otherwise) gives the same numbers and state."""
+    _random._inline_ziggurat(False)
+    try:
+        assert not _random.ziggurat_is_inlined()
+        rng = np.random.Generator(np.random.PCG64(8))
+        ref = np.random.Generator(np.random.PCG64(8))
+        np.testing.assert_array_equal(_random.standard_normal_batch(rng, 50_001),
+                                      ref.standard_normal(50_001))
+        assert rng.standard_normal() == ref.standard_normal()
+    finally:
+        _random._inline_ziggurat(True)
+    assert _random.ziggurat_is_inlined()
