@@ -33,7 +33,7 @@ runs on across batch boundaries.  Normals come ``BATCH`` at a time from the
 noise generator through ``_random.standard_normal_fill`` (numpy's ziggurat with
 its common case inlined: numpy's draws, bit for bit, at about a third of the cost).
 """
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint16_t, uint64_t
 from numpy.random cimport bitgen_t
 
 import numpy as np
@@ -69,12 +69,43 @@ cdef packed struct Header:
     int64_t nnz      # number of nonzeros following the header
 
 
-cdef packed struct Nonzero:
+cdef packed struct NarrowNonzero:  # at most 65,536 samples
+    double value
+    uint16_t row
+
+
+cdef packed struct WideNonzero:
     double value
     int32_t row
 
 
-NONZERO_DTYPE = np.dtype([("value", "f8"), ("row", "i4")])
+ctypedef fused nonzero_t:
+    NarrowNonzero
+    WideNonzero
+
+
+MAX_NARROW_SAMPLES = 1 << 16
+
+
+cdef inline double clipped_gradient(const nonzero_t* nz, int64_t m, const double* deriv,
+                                    double c) noexcept nogil:
+    """sum over the column's nonzeros of clip(X_ij loss'(z_i, y_i), c), from the cache."""
+    cdef int64_t q
+    cdef double g = 0.0
+    for q in range(m):
+        g += clip(nz[q].value * deriv[nz[q].row], c)
+    return g
+
+
+cdef inline void move_margin(int kind, const nonzero_t* nz, int64_t m, double delta,
+                             double* margin, double* deriv, const double* y) noexcept nogil:
+    """margin += delta X_j and the derivative cache after it, over the column's nonzeros."""
+    cdef int64_t q
+    cdef Py_ssize_t row
+    for q in range(m):
+        row = nz[q].row
+        margin[row] += delta * nz[q].value
+        deriv[row] = loss_derivative(kind, margin[row], y[row])
 
 
 cdef class CoordinateBlocks:
@@ -82,9 +113,12 @@ cdef class CoordinateBlocks:
 
     Block j (at byte ``offsets[j]``, 8-byte aligned) is a 48-byte header (step
     size, clipping threshold, theta_j, the lazy average's wsum_j and stamp_j,
-    nnz) followed by column j's nonzeros as
-    packed 12-byte (value, int32 row) pairs (:data:`NONZERO_DTYPE`), in CSC
-    order; ``offsets[p]`` is the total size.  The buffer is 64-byte aligned.
+    nnz) followed by column j's nonzeros as packed (value, row) pairs in CSC
+    order (:attr:`nonzero_dtype`): 10 bytes with uint16 rows when X has at most
+    65,536 rows (``narrow_rows``), 12 with int32 rows otherwise (random access
+    costs its cache misses, so smaller blocks are faster: -11% a pass on the
+    dorothea-shaped problem).  ``offsets[p]`` is the total size.  The buffer is
+    64-byte aligned.
     ``buffer`` and ``offsets`` are copies: the kernel trusts the layout, so
     Python code never writes to it (theta: :meth:`set_theta`; the average:
     :meth:`reset_average`).  Not thread-safe:
@@ -94,15 +128,23 @@ cdef class CoordinateBlocks:
     ----------
     X : canonical CSC matrix (sorted indices, float64 data), at most 2**31 - 1 rows.
     step_sizes, clip_thresholds, theta : arrays of shape (n_features,).
+    narrow_rows : bool or None
+        Rows as uint16 (at most 65,536 rows) or int32; None: uint16 when they fit.
     """
     cdef object _buffer, _offsets
     cdef readonly Py_ssize_t n_samples, n_features
+    cdef readonly bint narrow_rows
     cdef char* base
     cdef const int64_t* offset
 
-    def __cinit__(self, X, step_sizes, clip_thresholds, theta):
+    def __cinit__(self, X, step_sizes, clip_thresholds, theta, narrow_rows=None):
         if X.shape[0] > np.iinfo(np.int32).max:
             raise ValueError(f"DP-CD supports at most 2**31 - 1 samples, got {X.shape[0]}")
+        if narrow_rows is None:
+            narrow_rows = X.shape[0] <= MAX_NARROW_SAMPLES
+        elif narrow_rows and X.shape[0] > MAX_NARROW_SAMPLES:
+            raise ValueError(f"narrow_rows holds at most {MAX_NARROW_SAMPLES} samples, "
+                             f"got {X.shape[0]}")
         cdef Py_ssize_t p = X.shape[1], j, q
         if p < 1:
             raise ValueError("X must have at least one feature")
@@ -117,7 +159,9 @@ cdef class CoordinateBlocks:
         cdef const double[::1] clips = np.ascontiguousarray(clip_thresholds, dtype=np.float64)
         cdef const double[::1] start = np.ascontiguousarray(theta, dtype=np.float64)
         check_csc_structure(X)  # the packing loop and the kernel trust it
-        sizes = sizeof(Header) + sizeof(Nonzero) * np.diff(X.indptr).astype(np.int64)
+        self.narrow_rows = narrow_rows
+        row_size = sizeof(NarrowNonzero) if self.narrow_rows else sizeof(WideNonzero)
+        sizes = sizeof(Header) + row_size * np.diff(X.indptr).astype(np.int64)
         self._offsets = np.zeros(p + 1, dtype=np.int64)
         np.cumsum((sizes + 7) // 8 * 8, out=self._offsets[1:])
         raw = np.zeros(self._offsets[p] + 64, dtype=np.uint8)
@@ -129,21 +173,31 @@ cdef class CoordinateBlocks:
         self.offset = &offsets[0]
         self.n_samples, self.n_features = X.shape[0], p
         cdef Header* h
-        cdef Nonzero* nz
+        cdef NarrowNonzero* narrow
+        cdef WideNonzero* wide
         for j in range(p):
             h = self.header(j)
             h.step, h.clip, h.theta = steps[j], clips[j], start[j]
             h.wsum, h.stamp = 0.0, 1
             h.nnz = indptr[j + 1] - indptr[j]
-            nz = <Nonzero*> (h + 1)
+            narrow, wide = <NarrowNonzero*> (h + 1), <WideNonzero*> (h + 1)
             for q in range(h.nnz):
-                nz[q].value = data[indptr[j] + q]
-                nz[q].row = indices[indptr[j] + q]
+                if self.narrow_rows:
+                    narrow[q].value = data[indptr[j] + q]
+                    narrow[q].row = <uint16_t> indices[indptr[j] + q]
+                else:
+                    wide[q].value = data[indptr[j] + q]
+                    wide[q].row = indices[indptr[j] + q]
 
     @property
     def buffer(self):
         """A copy of the blocks (bytes; the kernel's own stay out of reach)."""
         return self._buffer.copy()
+
+    @property
+    def nonzero_dtype(self):
+        """The dtype of the (value, row) pairs after each 48-byte header."""
+        return np.dtype([("value", "f8"), ("row", "u2" if self.narrow_rows else "i4")])
 
     @property
     def offsets(self):
@@ -360,13 +414,15 @@ def dp_cd_steps(
     cdef double n = margin.shape[0]
     cdef double noise_scale = noise_multiplier * 2.0  # sigma_j = noise_scale * C_j / n
     cdef Py_ssize_t k, b, pos, size, done = 0, n_moves = 0
-    cdef int64_t j, q, m
-    cdef int32_t row
+    cdef int64_t j
     cdef int64_t* ring = streams.indices
     cdef const char* base = blocks.base
     cdef const int64_t* offset = blocks.offset
     cdef Header* h
-    cdef const Nonzero* nz
+    cdef bint narrow = blocks.narrow_rows
+    cdef const double* y_
+    cdef double* margin_
+    cdef double* deriv_
     cdef double grad, old, new, delta, inv_n = 1.0 / n
     if <uint64_t> p != streams.p:
         raise ValueError(f"streams were made for {streams.p} features, "
@@ -374,8 +430,9 @@ def dp_cd_steps(
     if not y.shape[0] == margin.shape[0] == deriv.shape[0] == blocks.n_samples:
         raise ValueError(f"y, margin and deriv must have one entry per sample "
                          f"({blocks.n_samples})")
-    if n_steps <= 0:
+    if n_steps <= 0 or blocks.n_samples == 0:
         return 0
+    y_, margin_, deriv_ = &y[0], &margin[0], &deriv[0]
     with streams.index_generator.bit_generator.lock, \
             streams.noise_generator.bit_generator.lock, nogil:
         streams.prime()
@@ -396,11 +453,10 @@ def dp_cd_steps(
                 prefetch_block(base + offset[j], base + offset[j + 1])
                 j = ring[b]
                 h = blocks.header(j)
-                nz = <const Nonzero*> (h + 1)
-                m = h.nnz
-                grad = 0.0
-                for q in range(m):
-                    grad += clip(nz[q].value * deriv[nz[q].row], h.clip)
+                if narrow:
+                    grad = clipped_gradient(<const NarrowNonzero*> (h + 1), h.nnz, deriv_, h.clip)
+                else:
+                    grad = clipped_gradient(<const WideNonzero*> (h + 1), h.nnz, deriv_, h.clip)
                 if noise_scale > 0.0:
                     grad += noise_scale * h.clip * streams.normal()
                 grad *= inv_n
@@ -411,10 +467,12 @@ def dp_cd_steps(
                 if new == old:
                     continue
                 delta = new - old
-                for q in range(m):
-                    row = nz[q].row
-                    margin[row] += delta * nz[q].value
-                    deriv[row] = loss_derivative(kind, margin[row], y[row])
+                if narrow:
+                    move_margin(kind, <const NarrowNonzero*> (h + 1), h.nnz, delta,
+                                margin_, deriv_, y_)
+                else:
+                    move_margin(kind, <const WideNonzero*> (h + 1), h.nnz, delta,
+                                margin_, deriv_, y_)
                 if averaging:
                     # old held for the iterates stamp .. k; new from k + 1 on
                     k = k_start + done + b - pos

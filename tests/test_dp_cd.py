@@ -530,17 +530,23 @@ def test_kernel_rejects_mismatched_inputs():
         dp_cd_steps(*args, False, 0, 1, 0.0, 0.0, None)
 
 
-def test_coordinate_blocks_hold_columns_and_theta():
+@pytest.mark.parametrize("n, narrow_rows, row_size", [
+    (50, None, 10), (50, False, 12), (65_536, None, 10), (65_537, None, 12)])
+def test_coordinate_blocks_hold_columns_and_theta(n, narrow_rows, row_size):
     """Each block holds its parameters, theta and exactly its column's nonzeros
-    (empty and long columns included), 8-byte aligned."""
+    (empty and long columns included, rows up to n - 1), 8-byte aligned; rows are
+    uint16 when n <= 65,536 unless asked otherwise."""
     rng = np.random.default_rng(3)
-    X = sp.random(50, 40, density=0.2, format="csc", rng=rng)
-    X = sp.csc_array(sp.hstack([X, sp.csc_array((50, 1)),
-                                sp.csc_array(rng.standard_normal((50, 1)))]).tocsc())
+    X = sp.random(n, 40, density=min(0.2, 500 / n), format="csc", rng=rng)
+    last_row = sp.csc_array(([1.5], ([n - 1], [0])), shape=(n, 1))  # the highest row
+    X = sp.csc_array(sp.hstack([X, sp.csc_array((n, 1)), last_row,
+                                sp.csc_array(rng.standard_normal((n, 1)))]).tocsc())
     X.sort_indices()
     p = X.shape[1]
     steps, clips, theta = rng.random(p), rng.random(p), rng.standard_normal(p)
-    blocks = CoordinateBlocks(X, steps, clips, theta)
+    blocks = CoordinateBlocks(X, steps, clips, theta, narrow_rows=narrow_rows)
+    assert blocks.narrow_rows == (row_size == 10)
+    assert blocks.nonzero_dtype.itemsize == row_size
     assert np.all(blocks.offsets % 8 == 0)
     header = np.dtype([("step", "f8"), ("clip", "f8"), ("theta", "f8"), ("wsum", "f8"),
                        ("stamp", "i8"), ("nnz", "i8")])
@@ -550,17 +556,46 @@ def test_coordinate_blocks_hold_columns_and_theta():
         m = X.indptr[j + 1] - X.indptr[j]
         assert (h["step"], h["clip"], h["theta"], h["wsum"], h["stamp"], h["nnz"]) == (
             steps[j], clips[j], theta[j], 0.0, 1, m)
-        nz = blocks.buffer[o + 48:o + 48 + 12 * m].view(
-            np.dtype([("value", "f8"), ("row", "i4")]))
+        nz = blocks.buffer[o + 48:o + 48 + row_size * m].view(blocks.nonzero_dtype)
         np.testing.assert_array_equal(nz["value"], X.data[X.indptr[j]:X.indptr[j + 1]])
         np.testing.assert_array_equal(nz["row"], X.indices[X.indptr[j]:X.indptr[j + 1]])
-        assert blocks.offsets[j + 1] - o < 48 + 12 * m + 8
+        assert blocks.offsets[j + 1] - o < 48 + row_size * m + 8
     np.testing.assert_array_equal(blocks.get_theta(), theta)
     blocks.set_theta(-theta)
     np.testing.assert_array_equal(blocks.get_theta(), -theta)
     copy = blocks.offsets  # the kernel trusts the layout: Python gets copies
     copy[1] = 10**12
     assert blocks.offsets[1] != copy[1]
+
+
+def test_narrow_rows_refuse_more_than_65536_samples():
+    X = sp.csc_array(([1.0], ([65_536], [0])), shape=(65_537, 1))
+    with pytest.raises(ValueError, match="narrow_rows holds at most 65536 samples"):
+        CoordinateBlocks(X, np.ones(1), np.ones(1), np.zeros(1), narrow_rows=True)
+
+
+@pytest.mark.parametrize("logistic", [False, True])
+def test_narrow_and_wide_rows_run_the_same_steps(logistic):
+    """The two row widths are one kernel: bit-identical iterates, margins,
+    derivative caches and averages after noisy moving steps."""
+    datafit = Logistic() if logistic else Squared()
+    X, y = make_sparse_problem(n=300, p=40, density=0.1, seed=4, logistic=logistic)
+    p = X.shape[1]
+    M = datafit.smoothness(X)
+    C = np.sqrt(M / M.sum())
+    runs = []
+    for narrow in (True, False):
+        blocks = CoordinateBlocks(X, 1.0 / M, C, np.zeros(p), narrow_rows=narrow)
+        margin = np.zeros(300)
+        deriv = datafit.derivative(margin, y)
+        streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1))
+        moves = dp_cd_steps(datafit.kind, blocks, y, margin, deriv, 1.0, True, 0, 5 * p,
+                            1e-3, 0.0, streams)
+        runs.append((moves, blocks.get_theta(), margin, deriv, blocks.get_average(5 * p)))
+    (m1, *a), (m2, *b) = runs
+    assert m1 == m2 > p
+    for u, v in zip(a, b):
+        np.testing.assert_array_equal(u, v)
 
 
 def test_lazy_average_in_the_headers_equals_the_naive_average():
