@@ -18,9 +18,10 @@ cache misses more than its arithmetic.  Everything a step reads about coordinate
 j is one contiguous block (:class:`CoordinateBlocks`): a 48-byte header (step
 size, clipping threshold, theta_j, the lazy average's wsum_j and stamp_j, number
 of nonzeros) followed by the column's
-nonzeros as packed 12-byte (value, int32 row) pairs; a table of byte offsets
+nonzeros as packed (value, row) pairs, 10 bytes with uint16 rows (at most
+65,536 samples) and 12 with int32 rows; a table of byte offsets
 (prefetched before the block) says where each block starts.  A step with a
-column of m nonzeros thus reads about ``(48 + 12 m) / 64`` cache lines, all
+column of m nonzeros thus reads about ``(48 + 10 m) / 64`` cache lines, all
 prefetched.  The noise scale is not stored: ``sigma_j = z * 2 C_j / n`` for the
 run's one multiplier z.  A step that moves theta_j updates the lazy average in
 the header it has already read (no other line touched).
@@ -116,8 +117,8 @@ cdef class CoordinateBlocks:
     nnz) followed by column j's nonzeros as packed (value, row) pairs in CSC
     order (:attr:`nonzero_dtype`): 10 bytes with uint16 rows when X has at most
     65,536 rows (``narrow_rows``), 12 with int32 rows otherwise (random access
-    costs its cache misses, so smaller blocks are faster: -11% a pass on the
-    dorothea-shaped problem).  ``offsets[p]`` is the total size.  The buffer is
+    costs its cache misses, so smaller blocks are faster: 3-10% a
+    sparse-iterate pass on the dorothea-shaped problem).  ``offsets[p]`` is the total size.  The buffer is
     64-byte aligned.
     ``buffer`` and ``offsets`` are copies: the kernel trusts the layout, so
     Python code never writes to it (theta: :meth:`set_theta`; the average:
