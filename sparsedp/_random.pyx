@@ -108,9 +108,6 @@ cdef void read_ziggurat_tables() noexcept nogil:
     cdef ProbeState s
     cdef uint64_t layer, lo, hi, mid
     for layer in range(256):
-        # (a layer numpy never accepts at once has K = 0: its W is never used)
-        ZIGGURAT_W[layer] = probe((<uint64_t> 1 << 9) | layer, &s)
-        ZIGGURAT_W[256 + layer] = -ZIGGURAT_W[layer]
         lo = 0
         hi = ABS_BITS + 1
         while lo < hi:  # the first a that numpy does not accept at once
@@ -121,6 +118,10 @@ cdef void read_ziggurat_tables() noexcept nogil:
             else:
                 hi = mid
         ZIGGURAT_K[layer] = lo
+        # W from a = 1 (exact: 1 * W), when numpy accepts it; a layer accepting
+        # only a = 0 (K = 1) or nothing (K = 0) returns +-0 * W: any W > 0 does
+        ZIGGURAT_W[layer] = probe((<uint64_t> 1 << 9) | layer, &s) if lo > 1 else 1.0
+        ZIGGURAT_W[256 + layer] = -ZIGGURAT_W[layer]
 
 
 ctypedef struct ReplayState:
@@ -164,11 +165,16 @@ cdef double numpy_normal_from(bitgen_t* rng, uint64_t word) noexcept nogil:
 
 cdef void standard_normal_fill(bitgen_t* rng, Py_ssize_t count, double* out) noexcept nogil:
     """``count`` standard normals into ``out``: numpy's, draw for draw."""
+    if ziggurat_inlined:
+        inlined_normal_fill(rng, count, out)
+    else:
+        random_standard_normal_fill(rng, count, out)
+
+
+cdef void inlined_normal_fill(bitgen_t* rng, Py_ssize_t count, double* out) noexcept nogil:
+    """The inlined common case (tables read), every other word through numpy."""
     cdef Py_ssize_t k
     cdef uint64_t r, a
-    if not ziggurat_inlined:
-        random_standard_normal_fill(rng, count, out)
-        return
     for k in range(count):
         r = rng.next_uint64(rng.state)
         a = (r >> 9) & ABS_BITS
@@ -208,8 +214,8 @@ cdef void uniform_index_fill(bitgen_t* rng, uint64_t high, Py_ssize_t count,
 def uniform_index_batch(generator, unsigned long long high, Py_ssize_t size):
     """Draw ``size`` integers uniform in [0, high) with the kernels' batch fill
     (test helper).  Equals ``generator.integers(0, high, size)``."""
-    if high < 1:
-        raise ValueError("high must be >= 1")
+    if not 1 <= high <= 2**63:
+        raise ValueError(f"high must lie in [1, 2**63], got {high}")
     cdef bitgen_t* rng = generator_bitgen(generator)
     out = np.empty(size, dtype=np.uint64)
     cdef uint64_t[::1] view = out
@@ -219,13 +225,21 @@ def uniform_index_batch(generator, unsigned long long high, Py_ssize_t size):
     return out.astype(np.int64)
 
 
+cdef bint ziggurat_tables_read = False
+
+
 def _setup_ziggurat():
-    """Read numpy's tables and inline the common case if it reproduces numpy."""
-    global ziggurat_inlined
-    read_ziggurat_tables()
-    ziggurat_inlined = True
+    """Read numpy's tables (once) and inline the common case if it reproduces numpy."""
+    global ziggurat_inlined, ziggurat_tables_read
+    if not ziggurat_tables_read:
+        read_ziggurat_tables()
+        ziggurat_tables_read = True
+    cdef double[::1] view
     for bit_generator in (np.random.SFC64, np.random.PCG64):
-        ours = standard_normal_batch(np.random.Generator(bit_generator(20261123)), 100_000)
+        generator = np.random.Generator(bit_generator(20261123))
+        ours = np.empty(100_000)
+        view = ours
+        inlined_normal_fill(generator_bitgen(generator), 100_000, &view[0])
         theirs = np.random.Generator(bit_generator(20261123)).standard_normal(100_000)
         if not np.array_equal(ours, theirs):
             ziggurat_inlined = False
@@ -234,6 +248,7 @@ def _setup_ziggurat():
                 "expects; drawing normals through numpy's library (slower, same law)",
                 RuntimeWarning, stacklevel=2)
             return
+    ziggurat_inlined = True
 
 
 def ziggurat_is_inlined():
@@ -243,7 +258,7 @@ def ziggurat_is_inlined():
 
 def _inline_ziggurat(bint on):
     """Switch the inlined common case off (numpy's fill throughout) or back on
-    (tests of the fallback; on again only re-reads and re-checks the tables)."""
+    (tests of the fallback; on again only after the check against numpy)."""
     global ziggurat_inlined
     if on:
         _setup_ziggurat()

@@ -96,3 +96,12 @@ def test_batch_fill_without_the_inlined_path_is_numpys_fill():
     finally:
         _random._inline_ziggurat(True)
     assert _random.ziggurat_is_inlined()
+
+
+def test_batch_index_helper_refuses_ranges_numpy_refuses():
+    with pytest.raises(ValueError, match="high must lie in"):
+        _random.uniform_index_batch(np.random.default_rng(0), 2**64 - 1, 4)
+    with pytest.raises(ValueError, match="high must lie in"):
+        _random.uniform_index_batch(np.random.default_rng(0), 0, 4)
+    np.testing.assert_array_equal(_random.uniform_index_batch(np.random.default_rng(0), 2**63, 5),
+                                  np.random.default_rng(0).integers(0, 2**63, 5))
