@@ -170,7 +170,8 @@ def section_dp_cd(rounds=5):
         ratios = np.array(times[key]) / np.array(peer_t[key])
         print(f"{key} ({100 * info['moves']:.0f}% of steps move): "
               f"DP-CD {1e3 * np.median(times[key]):.2f} ms/pass, scikit-learn Lasso "
-              f"{1e3 * np.median(peer_t[key]):.2f} ms/epoch, ratio = {np.median(ratios):.3f}")
+              f"{1e3 * np.median(peer_t[key]):.2f} ms/epoch, ratio = {np.median(ratios):.3f} "
+              f"(rounds' quartiles {np.quantile(ratios, 0.25):.2f}-{np.quantile(ratios, 0.75):.2f})")
 
 
 def gcd_kernel(X, y, datafit, lam, clip, selection, n_iter=100, seed=0):
