@@ -232,10 +232,14 @@ cdef class CoordinateBlocks:
         out = np.empty(self.n_features)
         cdef double[::1] view = out
         cdef Py_ssize_t j
+        cdef int64_t last = 1
         cdef Header* h
         for j in range(self.n_features):
             h = self.header(j)
+            last = max(last, h.stamp)
             view[j] = (h.wsum + h.theta * (k + 1 - h.stamp)) / k
+        if k + 1 < last:  # a step after iterate k already moved theta
+            raise ValueError(f"k = {k} is before the last recorded move (iterate {last - 1})")
         return out
 
     def set_theta(self, theta):

@@ -25,6 +25,9 @@ CASES = [
     (Logistic(), L2(0.01), True),
 ]
 
+HEADER = np.dtype([("step", "f8"), ("clip", "f8"), ("theta", "f8"), ("wsum", "f8"),
+                   ("stamp", "i8"), ("nnz", "i8")])  # a block's header (CoordinateBlocks)
+
 
 def fisher_yates(rng, p):
     """arange(p) shuffled by swapping i with integers(0, i + 1), i = p - 1 .. 1."""
@@ -548,11 +551,9 @@ def test_coordinate_blocks_hold_columns_and_theta(n, narrow_rows, row_size):
     assert blocks.narrow_rows == (row_size == 10)
     assert blocks.nonzero_dtype.itemsize == row_size
     assert np.all(blocks.offsets % 8 == 0)
-    header = np.dtype([("step", "f8"), ("clip", "f8"), ("theta", "f8"), ("wsum", "f8"),
-                       ("stamp", "i8"), ("nnz", "i8")])
     for j in range(p):
         o = int(blocks.offsets[j])
-        h = blocks.buffer[o:o + 48].view(header)[0]
+        h = blocks.buffer[o:o + 48].view(HEADER)[0]
         m = X.indptr[j + 1] - X.indptr[j]
         assert (h["step"], h["clip"], h["theta"], h["wsum"], h["stamp"], h["nnz"]) == (
             steps[j], clips[j], theta[j], 0.0, 1, m)
@@ -622,15 +623,22 @@ def test_lazy_average_in_the_headers_equals_the_naive_average():
                 np.testing.assert_allclose(blocks.get_average(k + 1),
                                            np.mean(iterates, axis=0), rtol=1e-12, atol=1e-15)
         assert len({tuple(t) for t in iterates}) > 10  # the iterates did move
-    header = np.dtype([("step", "f8"), ("clip", "f8"), ("theta", "f8"), ("wsum", "f8"),
-                       ("stamp", "i8"), ("nnz", "i8")])
 
     def sums():
         buf = blocks.buffer
-        return [tuple(buf[o:o + 48].view(header)[0])[3:5] for o in blocks.offsets[:-1]]
+        return [tuple(buf[o:o + 48].view(HEADER)[0])[3:5] for o in blocks.offsets[:-1]]
     before = sums()
     dp_cd_steps(0, blocks, y, margin, deriv, 1.0, False, 60, 50, 0.05, 0.0, streams)
     assert not np.array_equal(blocks.get_theta(), iterates[-1])
     assert sums() == before
     with pytest.raises(ValueError, match="k must be >= 1"):
         blocks.get_average(0)
+    # an average up to an iterate before the last recorded move cannot be formed
+    blocks.reset_average()
+    dp_cd_steps(0, blocks, y, margin, deriv, 1.0, True, 0, 30, 0.05, 0.0, streams)
+    last = max(t[4] for t in (blocks.buffer[o:o + 48].view(HEADER)[0]
+                              for o in blocks.offsets[:-1]))
+    assert last > 2
+    blocks.get_average(last - 1)
+    with pytest.raises(ValueError, match="before the last recorded move"):
+        blocks.get_average(last - 2)
