@@ -118,12 +118,12 @@ cdef class CoordinateBlocks:
     order (:attr:`nonzero_dtype`): 10 bytes with uint16 rows when X has at most
     65,536 rows (``narrow_rows``), 12 with int32 rows otherwise (random access
     costs its cache misses: the smaller blocks take 14% less memory and make a
-    sparse-iterate pass 0-4% faster on the dorothea-shaped problem).  ``offsets[p]`` is the total size.  The buffer is
-    64-byte aligned.
-    ``buffer`` and ``offsets`` are copies: the kernel trusts the layout, so
-    Python code never writes to it (theta: :meth:`set_theta`; the average:
-    :meth:`reset_average`).  Not thread-safe:
-    one :func:`dp_cd_steps` call at a time per instance.
+    sparse-iterate pass 0-4% faster on the dorothea-shaped problem).
+    ``offsets[p]`` is the total size; the buffer is 64-byte aligned.  ``buffer``
+    and ``offsets`` are copies: the kernel trusts the layout, so Python code
+    never writes to it (theta: :meth:`set_theta`; the average:
+    :meth:`reset_average`).  Not thread-safe: one :func:`dp_cd_steps` call at a
+    time per instance.
 
     Parameters
     ----------
