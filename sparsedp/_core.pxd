@@ -49,6 +49,54 @@ cdef inline double loss_derivative(int kind, double z, double y) noexcept nogil:
     return -y * (e * s if t > 0 else s)
 
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    static inline uint64_t sparsedp_bits(double x) { uint64_t b; memcpy(&b, &x, 8); return b; }
+    static inline double sparsedp_double(uint64_t b) { double x; memcpy(&x, &b, 8); return x; }
+    /* out[q] = 1 / (1 + exp(t[q])), the logistic sigmoid at -t[q].  One loop the
+       compiler vectorises (with -fno-trapping-math): e = exp(-|t|) (taken as 0
+       from |t| = 700 on, and for NaN, as loss_derivative does), by Cody-Waite reduction
+       -|t| = k ln2 + r, |r| <= ln2 / 2, a degree-13 Taylor polynomial in r
+       (truncation below 1e-17) and 2^k written into the exponent bits; then
+       e / (1 + e) for t > 0, 1 / (1 + e) otherwise, as loss_derivative. */
+    static inline void sparsedp_sigmoid_neg_fill(const double* t, double* out, int64_t m) {
+        const double log2e = 1.4426950408889634, shifter = 6755399441055744.0; /* 1.5 * 2^52 */
+        const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
+        for (int64_t q = 0; q < m; q++) {
+            double tq = t[q];
+            double abs_t = __builtin_fabs(tq);
+            double a = abs_t < 700.0 ? abs_t : 700.0;  /* no overflow below */
+            double ks = -a * log2e + shifter;   /* k = round(-a / ln2) in the low bits */
+            double kd = ks - shifter;
+            double r = (-a - kd * ln2_hi) - kd * ln2_lo;
+            double p = 1.0 / 6227020800.0;
+            p = p * r + 1.0 / 479001600.0;
+            p = p * r + 1.0 / 39916800.0;
+            p = p * r + 1.0 / 3628800.0;
+            p = p * r + 1.0 / 362880.0;
+            p = p * r + 1.0 / 40320.0;
+            p = p * r + 1.0 / 5040.0;
+            p = p * r + 1.0 / 720.0;
+            p = p * r + 1.0 / 120.0;
+            p = p * r + 1.0 / 24.0;
+            p = p * r + 1.0 / 6.0;
+            p = p * r + 0.5;
+            p = p * r + 1.0;
+            p = p * r + 1.0;
+            double e = p * sparsedp_double((sparsedp_bits(ks) << 52) + ((uint64_t)1023 << 52));
+            e = abs_t < 700.0 ? e : 0.0;
+            double inv = 1.0 / (1.0 + e);
+            double pos = e * inv;
+            out[q] = tq > 0.0 ? pos : inv;
+        }
+    }
+    """
+    void sigmoid_neg_fill "sparsedp_sigmoid_neg_fill"(const double* t, double* out,
+                                                      int64_t m) noexcept nogil
+
+
 cdef inline double clip(double x, double c) noexcept nogil:
     """Clip x to [-c, c] (c = INFINITY: no clipping).
 

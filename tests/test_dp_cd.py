@@ -10,7 +10,7 @@ from scipy import stats
 
 from problems import make_sparse_problem
 from sparsedp._dp_cd_fast import (
-    BATCH_SIZE as BATCH, CoordinateBlocks, RandomStreams, dp_cd_steps,
+    BATCH_SIZE as BATCH, CoordinateBlocks, RandomStreams, dp_cd_steps, sigmoid_neg,
 )
 from sparsedp.accounting import calibrate_gaussian, gaussian_epsilon
 from sparsedp.datafits import Logistic, Squared
@@ -642,3 +642,42 @@ def test_lazy_average_in_the_headers_equals_the_naive_average():
     blocks.get_average(last - 1)
     with pytest.raises(ValueError, match="before the last recorded move"):
         blocks.get_average(last - 2)
+
+
+def test_sigmoid_loop_against_extended_precision():
+    """The vectorised loop behind the logistic derivative cache: 1 / (1 + exp(t))
+    within 2 ulp of an 80-bit computation for |t| < 700, exactly 0 / 1 beyond
+    (as ``loss_derivative``), 1/2 at +-0."""
+    t = np.concatenate([np.linspace(-710, 710, 1_000_001),
+                        np.random.default_rng(0).standard_normal(100_000) * 5])
+    if np.finfo(np.longdouble).eps >= np.finfo(np.float64).eps:
+        pytest.skip("no extended precision long double on this platform")
+    got = sigmoid_neg(t)
+    inside = np.abs(t) < 700
+    ref = 1 / (1 + np.exp(t[inside].astype(np.longdouble)))
+    rel = np.abs((got[inside] - ref) / ref).astype(np.float64)
+    assert rel.max() <= 2 * np.finfo(np.float64).eps
+    assert np.all(got[t >= 700] == 0.0) and np.all(got[t <= -700] == 1.0)
+    np.testing.assert_array_equal(sigmoid_neg(np.array([0.0, -0.0, np.inf, -np.inf])),
+                                  [0.5, 0.5, 0.0, 1.0])
+
+
+def test_logistic_derivative_cache_after_moving_steps():
+    """After noisy moving steps on columns longer than the kernel's chunk (128
+    nonzeros) the logistic derivative cache equals loss'(margin) computed
+    independently (within 4 ulp), and the margin equals X theta."""
+    X, y = make_sparse_problem(n=1000, p=30, density=0.4, seed=7, logistic=True)
+    assert np.diff(X.indptr).min() > 2 * 128
+    p = X.shape[1]
+    M = Logistic().smoothness(X)
+    blocks = CoordinateBlocks(X, 2.0 / M, np.sqrt(M / M.sum()), np.zeros(p))
+    margin = np.zeros(1000)
+    deriv = Logistic().derivative(margin, y)
+    streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1))
+    moves = dp_cd_steps(Logistic().kind, blocks, y, margin, deriv, 5.0, False, 0, 20 * p,
+                        0.0, 0.0, streams)
+    assert moves == 20 * p
+    np.testing.assert_allclose(margin, X @ blocks.get_theta(), rtol=1e-12, atol=1e-12)
+    assert np.abs(y * margin).max() > 5  # the exponentials are not all near 1
+    np.testing.assert_allclose(deriv, Logistic().derivative(margin, y),
+                               rtol=4 * np.finfo(np.float64).eps, atol=0)
