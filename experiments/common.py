@@ -3,6 +3,7 @@ import math
 
 import numpy as np
 
+from sparsedp.accounting import calibrate_gaussian, gaussian_epsilon
 from sparsedp.penalties import L1
 from sparsedp.solvers import exact
 
@@ -53,3 +54,37 @@ def tune(run, grid, n_runs=5):
         if vals.mean() < best[0]:
             best = (float(vals.mean()), float(vals.std()), params)
     return best
+
+
+def paper_noise_multiplier(epsilon, delta, steps):
+    """The noise multiplier of the DP-CD paper's accounting for ``steps`` Gaussian releases.
+
+    Mangold et al. (ICML 2022), Appendix B: the releases compose to
+    ``(alpha, steps alpha / (2 z^2))``-RDP, converted by Mironov's Proposition 3
+    (``eps = rdp + log(1/delta) / (alpha - 1)``) at the best real order (Remark B.4),
+    which is ``eps = steps / (2 z^2) + sqrt(2 steps log(1/delta)) / z`` (Eq. 18; the
+    paper's experiments evaluate it numerically, Remark 3.2).  Solved here for z:
+    ``u = 1/z`` is the positive root of ``(steps/2) u^2 + sqrt(2 steps log(1/delta)) u
+    - eps``.
+    """
+    a, b = steps / 2.0, math.sqrt(2.0 * steps * math.log(1.0 / delta))
+    u = 2.0 * epsilon / (b + math.sqrt(b * b + 4.0 * a * epsilon))
+    z = 1.0 / u
+    # check against the definition: the minimum over real orders of the RDP bound
+    alpha = 1.0 + z * math.sqrt(2.0 * math.log(1.0 / delta) / steps)
+    eps_at = steps * alpha / (2.0 * z * z) + math.log(1.0 / delta) / (alpha - 1.0)
+    assert abs(eps_at - epsilon) <= 1e-9 * epsilon, (eps_at, epsilon)
+    return z
+
+
+def epsilon_with_paper_noise(epsilon, delta, steps):
+    """The epsilon at which the library's exact calibration gives the paper's noise.
+
+    ``dp_cd(epsilon=epsilon_with_paper_noise(epsilon, delta, TK))`` runs Algorithm 1
+    with the noise multiplier the paper's accounting (:func:`paper_noise_multiplier`)
+    gives for ``epsilon``: the paper's algorithm, run by our kernel.
+    """
+    z = paper_noise_multiplier(epsilon, delta, steps)
+    eps = gaussian_epsilon(z, steps, delta)
+    assert abs(calibrate_gaussian(eps, delta, steps) / z - 1.0) < 1e-9
+    return eps
