@@ -1,7 +1,8 @@
 """DP-CD utility on the papers' protocol (Mangold et al., ICML 2022, Table 2).
 
     python experiments/dp_cd_utility.py [--quick] [--runs 5] [--shuffle] [--fresh N]
-                                        [--seed-sets N] [--paper-noise] [--plain]
+                                        [--seed-sets N] [--noiseless N]
+                                        [--paper-noise] [--plain]
                                         [--instances K --passes 2]
 
 Protocol (Appendix G.1): for each number of passes, tune the step size (10
@@ -38,6 +39,10 @@ decade of it, every step size) is run on 5 N seeds, and the protocol's figure
 (best 5-run mean) is taken on each of the N disjoint sets of 5 seeds: its
 median, quartiles and the fraction of sets at or below the paper's figure, and
 the best configuration's mean over all 5 N runs (+- standard error).
+
+``--noiseless N`` runs each tuned configuration again with ``epsilon=inf`` (the
+same clipping, the same coordinates) on N seeds: the error that clipping and the
+coordinate draws leave by themselves.
 
 ``--paper-noise`` adds, after each variant with public or leaked constants, the
 same variant run with the noise of the paper's own accounting (label suffix
@@ -94,7 +99,7 @@ def grid(n_clip):
 
 
 def experiment(name, X, y, n_nonzero, epsilon, passes_list, n_clip, n_runs,
-               variants, n_fresh=0, lam_ref=None, paper=None, n_sets=0):
+               variants, n_fresh=0, lam_ref=None, paper=None, n_sets=0, n_noiseless=0):
     """Tune every variant for every number of passes; print the rows and return
     ``{(passes, label): tuned mean}``.  ``paper``: the paper's row to compare
     with (default: the row named ``name``)."""
@@ -116,8 +121,9 @@ def experiment(name, X, y, n_nonzero, epsilon, passes_list, n_clip, n_runs,
             if kwargs.pop("paper_noise", False):  # Algorithm 1 with the paper's accounting
                 eps = epsilon_with_paper_noise(epsilon, delta, round(passes * X.shape[1]))
 
-            def run(seed, **params):
-                res = dp_cd(X, y, Squared(), L1(lam), epsilon=eps, delta=delta,
+            def run(seed, noiseless=False, **params):
+                res = dp_cd(X, y, Squared(), L1(lam), delta=delta,
+                            epsilon=math.inf if noiseless else eps,
                             passes=passes, averaging=False, random_state=seed,
                             **kwargs, **params)
                 return relative_error(res.objective, ref.objective)
@@ -135,6 +141,14 @@ def experiment(name, X, y, n_nonzero, epsilon, passes_list, n_clip, n_runs,
                                   for seed in range(n_runs, n_runs + n_fresh)])
                 print(f"  {'':>2}         {'':<{width}} fresh seeds: {fresh.mean():.4f} "
                       f"+- {fresh.std() / math.sqrt(n_fresh):.1e} (s.e., {n_fresh} runs)")
+            if n_noiseless:
+                # the same configuration and draws without noise: what clipping and the
+                # coordinate draws alone leave
+                quiet = np.array([run(seed, noiseless=True, **best)
+                                  for seed in range(n_noiseless)])
+                print(f"  {'':>2}         {'':<{width}} without noise: {quiet.mean():.4f} "
+                      f"+- {quiet.std() / math.sqrt(n_noiseless):.1e} (s.e., "
+                      f"{n_noiseless} runs)")
             if n_sets:
                 seed_sets(run, grid(n_clip), best, n_runs, n_sets, paper_value, width)
     print(f"  [{time.perf_counter() - t0:.0f} s]")
@@ -236,6 +250,9 @@ def main(argv=None):
                         help="the protocol's figure on N disjoint sets of --runs seeds "
                              "(tuned configuration's window): spread, and how often it "
                              "is at or below the paper's")
+    parser.add_argument("--noiseless", type=int, default=0, metavar="N",
+                        help="also run each tuned configuration with epsilon = inf (same "
+                             "clipping, same coordinates) on N seeds")
     parser.add_argument("--shuffle", action="store_true",
                         help='extra rows: each variant with selection="shuffle" (-S)')
     parser.add_argument("--paper-noise", action="store_true",
@@ -277,7 +294,8 @@ def main(argv=None):
         X, y, _ = make_sparse_lasso(1000, 1000, 10, noise=1.86, random_state=0)
         experiment("Sparse LASSO", X, y, 10, 10.0, args.passes, n_clip, args.runs,
                    with_shuffle([("DP-CD", {"smoothness": np.full(1000, 2.0)})]),
-                   args.fresh, n_sets=args.seed_sets)
+                   args.fresh, n_sets=args.seed_sets,
+                   n_noiseless=args.noiseless)
     if args.only in (None, "california"):
         X, y = load_california()
         experiment("California", X, y / 1e5, 3, 1.0, args.passes, n_clip, args.runs,
@@ -285,7 +303,8 @@ def main(argv=None):
                                  ("DP-CD-P", {"smoothness": 0.1}),
                                  ("DP-CD-PG", {"smoothness": 0.1,
                                                "smoothness_mechanism": "gaussian"})]),
-                   args.fresh, n_sets=args.seed_sets)
+                   args.fresh, n_sets=args.seed_sets,
+                   n_noiseless=args.noiseless)
 
 
 if __name__ == "__main__":
