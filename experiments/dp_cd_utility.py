@@ -268,7 +268,8 @@ def main(argv=None):
                         help="with --instances: the law of the active weights")
     args = parser.parse_args(argv)
 
-    def with_shuffle(variants):
+    def expand_variants(variants):
+        """The variants the flags ask for: --plain, --shuffle (-S), --paper-noise."""
         if args.plain:
             variants = [(label, extra) for label, extra in variants
                         if not isinstance(extra["smoothness"], float)]
@@ -286,20 +287,20 @@ def main(argv=None):
     warnings.simplefilter("ignore", PrivacyLeakWarning)  # stated in the docstring
     if args.instances:
         instance_study(args.instances, args.passes, n_clip, args.runs,
-                       with_shuffle([("DP-CD", {"smoothness": np.full(1000, 2.0)})]),
+                       expand_variants([("DP-CD", {"smoothness": np.full(1000, 2.0)})]),
                        args.weights)
         return
 
     if args.only in (None, "sparse"):
         X, y, _ = make_sparse_lasso(1000, 1000, 10, noise=1.86, random_state=0)
         experiment("Sparse LASSO", X, y, 10, 10.0, args.passes, n_clip, args.runs,
-                   with_shuffle([("DP-CD", {"smoothness": np.full(1000, 2.0)})]),
+                   expand_variants([("DP-CD", {"smoothness": np.full(1000, 2.0)})]),
                    args.fresh, n_sets=args.seed_sets,
                    n_noiseless=args.noiseless)
     if args.only in (None, "california"):
         X, y = load_california()
         experiment("California", X, y / 1e5, 3, 1.0, args.passes, n_clip, args.runs,
-                   with_shuffle([("DP-CD", {"smoothness": None}),
+                   expand_variants([("DP-CD", {"smoothness": None}),
                                  ("DP-CD-P", {"smoothness": 0.1}),
                                  ("DP-CD-PG", {"smoothness": 0.1,
                                                "smoothness_mechanism": "gaussian"})]),
