@@ -662,6 +662,30 @@ def test_sigmoid_loop_against_extended_precision():
                                   [0.5, 0.5, 0.0, 1.0])
 
 
+
+def test_sigmoid_loop_is_the_same_ieee_computation_on_every_cpu():
+    """Bit for bit the same operations done one at a time by numpy (IEEE double,
+    no fused multiply-add): whichever copy of the loop the CPU gets (an AVX2
+    copy where it has AVX2, SSE2 otherwise), fits do not depend on the machine."""
+    rng = np.random.default_rng(1)
+    t = np.concatenate([rng.standard_normal(200_000) * 10, rng.uniform(-720, 720, 50_000),
+                        [0.0, -0.0, 699.9999, 700.0, -700.0, 1e-300, -1e-300]])
+    t = t[rng.permutation(t.size)][:250_003]  # an odd length: the loops' tails too
+    a = np.minimum(np.abs(t), 700.0)
+    shifter = 6755399441055744.0
+    ks = -a * 1.4426950408889634 + shifter
+    kd = ks - shifter
+    r = (-a - kd * 6.93147180369123816490e-01) - kd * 1.90821492927058770002e-10
+    poly = np.full_like(r, 1.0 / 6227020800.0)
+    for c in (479001600.0, 39916800.0, 3628800.0, 362880.0, 40320.0, 5040.0, 720.0,
+              120.0, 24.0, 6.0, 2.0, 1.0, 1.0):
+        poly = poly * r + 1.0 / c
+    scale = ((ks.view(np.uint64) << np.uint64(52)) + (np.uint64(1023) << np.uint64(52)))
+    e = np.where(np.abs(t) < 700.0, poly * scale.view(np.float64), 0.0)
+    inv = 1.0 / (1.0 + e)
+    ref = np.where(t > 0.0, e * inv, inv)
+    np.testing.assert_array_equal(sigmoid_neg(t).view(np.uint64), ref.view(np.uint64))
+
 def test_logistic_derivative_cache_after_moving_steps():
     """After noisy moving steps on columns longer than the kernel's chunk (128
     nonzeros) the logistic derivative cache equals loss'(margin) computed
