@@ -88,7 +88,6 @@ def test_gdp_gain_over_rdp_dp_cd_regime():
     assert 1.04 < z_rdp / z < 1.15
 
 
-
 @pytest.mark.parametrize("eps, delta, ratio", [(10.0, 1e-6, 1.1235),
                                                (1.0, 1.0 / 20_640**2, 1.1926)])
 def test_dp_cd_papers_accounting_adds_more_noise(eps, delta, ratio):
@@ -110,6 +109,7 @@ def test_dp_cd_papers_accounting_adds_more_noise(eps, delta, ratio):
     z_paper = optimize.brentq(lambda z: paper_eps(z) - eps, 1.0, 1e4, xtol=1e-12)
     assert calibrate_gaussian(eps, delta, steps) * ratio == pytest.approx(z_paper,
                                                                           rel=1e-4)
+
 
 @pytest.mark.parametrize("z, steps, delta", [(0.5, 1, 1e-5), (1.0, 100, 1e-6),
                                              (30.0, 1000, 1e-5), (500.0, 10**5, 1e-8)])

@@ -662,7 +662,6 @@ def test_sigmoid_loop_against_extended_precision():
                                   [0.5, 0.5, 0.0, 1.0])
 
 
-
 def test_sigmoid_loop_is_the_same_ieee_computation_on_every_cpu():
     """Bit for bit the same operations done one at a time by numpy (IEEE double,
     no fused multiply-add): whichever copy of the loop the CPU gets (an AVX2
@@ -685,6 +684,7 @@ def test_sigmoid_loop_is_the_same_ieee_computation_on_every_cpu():
     inv = 1.0 / (1.0 + e)
     ref = np.where(t > 0.0, e * inv, inv)
     np.testing.assert_array_equal(sigmoid_neg(t).view(np.uint64), ref.view(np.uint64))
+
 
 def test_logistic_derivative_cache_after_moving_steps():
     """After noisy moving steps on columns longer than the kernel's chunk (128
