@@ -1479,6 +1479,19 @@ class PrivacyLedger:
     the same neighbouring relation (the default is replace-one; Poisson subsampling
     requires ``relation="add-remove"``).
 
+    Two more kinds of record change the total:
+
+    * a **leak** (:meth:`add_leak`, a data-dependent quantity used without budget)
+      makes the fit not private: the total epsilon is ``inf`` and ``str()`` names
+      the leaks (``get_epsilon(delta, ignore_leaks=True)`` gives what the accounted
+      mechanisms alone would spend, a figure that is then void);
+    * **floating-point sampler slack** (:meth:`add_sampler_error`: draws whose law is
+      within ``exp(+-eta)`` of the ideal one) adds ``2 H`` to epsilon, evaluated at
+      ``delta e^-H``, with ``H = sum eta * count``.
+
+    Asking for epsilon (:attr:`epsilon`, :meth:`get_epsilon`, ``str()``) never changes
+    the ledger.
+
     Parameters
     ----------
     delta : float, optional
@@ -1499,7 +1512,7 @@ class PrivacyLedger:
         self.relation = _check_relation(relation)
         self.entries = []
         self.leaks = []
-        self.method = None
+        self.sampler_errors = []
 
     # ---- recording -----------------------------------------------------------------
     def _add(self, entry):
@@ -1648,17 +1661,55 @@ class PrivacyLedger:
     def add_leak(self, name, description):
         """Record a quantity computed from the data without spending budget.
 
-        The fit is then **not** (epsilon, delta)-DP as reported: :attr:`private` turns
-        False and ``str()`` says what leaked.  Solvers record a leak when, for
-        instance, smoothness constants are computed from the data (and emit a
-        :class:`~sparsedp.exceptions.PrivacyLeakWarning`).
+        The fit is then **not** differentially private: :attr:`private` turns
+        False, :attr:`epsilon` and :meth:`get_epsilon` return ``inf`` (unless
+        ``ignore_leaks=True``) and ``str()`` names what leaked.  Solvers record a
+        leak when, for instance, smoothness constants are computed from the data
+        (and emit a :class:`~sparsedp.exceptions.PrivacyLeakWarning`).
         """
         self.leaks.append((str(name), str(description)))
+
+    def add_sampler_error(self, name, eta, count=1):
+        """Record the floating-point slack of ``count`` noise draws.
+
+        Each of the ``count`` draws has a law within a factor ``exp(+-eta)`` of
+        the ideal law its mechanism is accounted with: for every output ``x``,
+        ``exp(-eta) P(x) <= P~(x) <= exp(eta) P(x)``.  With
+        ``H = sum eta * count`` over all such entries, a run that is
+        ``(eps, delta)``-DP with ideal draws is ``(eps + 2 H, e^H delta)``-DP with
+        the real ones, so :meth:`get_epsilon` at ``delta`` returns the ideal
+        epsilon at ``delta e^-H``, plus ``2 H``.
+
+        Proof: the real law of the whole run is within ``exp(+-H)`` of the ideal
+        one (the draws' factors multiply), so for any event S,
+        ``P~_D(S) <= e^H P_D(S) <= e^H (e^eps P_D'(S) + delta)
+        <= e^(eps + 2H) P~_D'(S) + e^H delta``.
+
+        Parameters
+        ----------
+        name : str
+            Which draws (e.g. ``"Laplace noise of the gradient"``).
+        eta : float
+            Log-ratio bound of one draw, finite and ``>= 0``.
+        count : int, default=1
+            Number of such draws.
+        """
+        eta = _as_float(eta, "eta")
+        if not (math.isfinite(eta) and eta >= 0):
+            raise ValueError(f"eta must be finite and >= 0, got {eta}")
+        self.sampler_errors.append((str(name), eta, self._count(count)))
 
     @property
     def private(self):
         """False if any data-dependent quantity was computed without budget."""
         return not self.leaks
+
+    def _sampler_slack(self):
+        """H = sum of eta * count over the floating-point sampler entries (rounded up)."""
+        if not self.sampler_errors:
+            return 0.0
+        h = math.fsum(eta * count for _, eta, count in self.sampler_errors)
+        return math.nextafter(h, math.inf) if h > 0 else 0.0
 
     # ---- accounting ------------------------------------------------------------------
     @property
@@ -1672,7 +1723,10 @@ class PrivacyLedger:
 
     @property
     def epsilon(self):
-        """Total epsilon at :attr:`delta` (requires a delta to be set)."""
+        """Total epsilon at :attr:`delta` (requires a delta to be set).
+
+        ``inf`` if a leak was recorded (:meth:`add_leak`): the fit is not private.
+        """
         if self._delta is None:
             raise ValueError("set ledger.delta (or pass delta=) before asking for epsilon")
         return self.get_epsilon(self._delta)
@@ -1764,8 +1818,19 @@ class PrivacyLedger:
                 cands.append((total, "split"))
         return cands
 
-    def get_epsilon(self, delta=None, *, return_method=False):
+    def get_epsilon(self, delta=None, *, return_method=False, ignore_leaks=False):
         """Total epsilon at ``delta`` by the tightest valid method.
+
+        Asking never changes the ledger.
+
+        With a leak recorded (:meth:`add_leak`) the fit is not private and the
+        answer is ``inf`` (method ``"leak"``), unless ``ignore_leaks=True``.
+
+        With floating-point sampler slack (:meth:`add_sampler_error`,
+        ``H = sum eta * count``) the answer is the accounted mechanisms' epsilon
+        at ``delta * exp(-H)``, plus ``2 H``: the real run is
+        ``(eps + 2 H, e^H delta e^-H) = (eps + 2 H, delta)``-DP (rounded on the
+        safe side; ``H = 0`` changes nothing).
 
         Parameters
         ----------
@@ -1773,6 +1838,10 @@ class PrivacyLedger:
             Target delta in (0, 1); defaults to :attr:`delta`.
         return_method : bool, default=False
             Also return the name of the method achieving the minimum.
+        ignore_leaks : bool, default=False
+            Report what the accounted mechanisms alone would spend, even if
+            something leaked (for experiments; that figure is void as a
+            guarantee).
 
         Returns
         -------
@@ -1785,11 +1854,20 @@ class PrivacyLedger:
             if delta is None:
                 raise ValueError("delta must be given (or set on the ledger)")
         delta = _check_delta(delta)
+        if self.leaks and not ignore_leaks:
+            return (math.inf, "leak") if return_method else math.inf
+        slack = self._sampler_slack()
+        if slack > 0:
+            # delta e^-H, rounded down (exp and the product are each within an ulp)
+            delta = math.nextafter(math.nextafter(delta * math.exp(-slack), 0.0), 0.0)
+            if delta <= 0.0:
+                return (math.inf, "sampler slack") if return_method else math.inf
         cands = self._group_candidates(self.entries, delta)
         for glist in self._groupings():
             cands.extend(self._split_candidates(glist, delta))
         eps, method = min(cands, key=lambda c: c[0])
-        self.method = method
+        if slack > 0:
+            eps = math.nextafter(eps + 2.0 * slack, math.inf)
         return (eps, method) if return_method else eps
 
     def to_list(self):
@@ -1806,12 +1884,22 @@ class PrivacyLedger:
             lines.append("  (no mechanism recorded)")
         for e in self.entries:
             lines.append("  - " + e.describe())
+        for name, eta, count in self.sampler_errors:
+            lines.append(f"  ~ {name}: floating-point sampler: {count} draws within "
+                         f"exp(+-{eta:.6g}) of the ideal law")
         for name, description in self.leaks:
             lines.append(f"  ! NOT PRIVATE: {name}: {description}")
-        if self._delta is not None:
-            eps, method = self.get_epsilon(self._delta, return_method=True)
-            caveat = "" if self.private else " (void: see the leaks above)"
-            lines.append(f"Total: ({eps:.6g}, {self._delta:.3g})-DP [{method}]{caveat}")
-        else:
+        if self._delta is None:
             lines.append("Total: set a delta to compute epsilon")
+        elif self.leaks:
+            eps, method = self.get_epsilon(self._delta, return_method=True,
+                                           ignore_leaks=True)
+            names = ", ".join(name for name, _ in self.leaks)
+            lines.append(f"Total: (inf, {self._delta:.3g})-DP: NOT PRIVATE, leaks: {names} "
+                         f"(void: the accounted mechanisms alone would spend "
+                         f"({eps:.6g}, {self._delta:.3g}) [{method}])")
+        else:
+            eps, method = self.get_epsilon(self._delta, return_method=True)
+            slack = " incl. floating-point sampler slack" if self.sampler_errors else ""
+            lines.append(f"Total: ({eps:.6g}, {self._delta:.3g})-DP [{method}{slack}]")
         return "\n".join(lines)

@@ -462,7 +462,7 @@ def test_ledger_gaussians_only_is_exact():
     assert led.epsilon == gaussian_epsilon(12.0, 5000, 1e-6)
     led.add_gaussian("more", noise_multiplier=12.0, count=5000)
     assert led.epsilon == pytest.approx(gaussian_epsilon(12.0, 10_000, 1e-6), rel=1e-12)
-    assert led.method == "gdp"
+    assert led.get_epsilon(1e-6, return_method=True)[1] == "gdp"
 
 
 def test_ledger_mixed_between_parts_and_basic_composition():
@@ -524,6 +524,80 @@ def test_ledger_sampled_and_relations():
     wor.add_sampled_gaussian_wor("batch", noise_multiplier=1.1, sampling_rate=0.01, count=100)
     assert 0 < wor.epsilon < gaussian_epsilon(1.1, 100, 1e-5)
     assert "batch" in str(wor)
+
+
+def test_ledger_with_a_leak_is_not_private():
+    led = PrivacyLedger(delta=1e-6)
+    led.add_gaussian("gradient", noise_multiplier=12.0, count=5000)
+    accounted = led.epsilon
+    led.add_leak("smoothness constants", "M_j computed from the data")
+    assert not led.private
+    assert led.epsilon == math.inf
+    assert led.get_epsilon(1e-6) == math.inf
+    assert led.get_epsilon(1e-5, return_method=True) == (math.inf, "leak")
+    # experiments may still ask what the accounted mechanisms alone would spend
+    assert led.get_epsilon(1e-6, ignore_leaks=True) == accounted
+    text = str(led)
+    total = text.splitlines()[-1]
+    assert total.startswith("Total: (inf, 1e-06)-DP: NOT PRIVATE, leaks: smoothness constants")
+    assert "void" in total and f"{accounted:.6g}" in total
+    led.add_leak("feature bounds", "twice the largest |X_ij|")
+    assert "leaks: smoothness constants, feature bounds" in str(led)
+
+
+def test_asking_for_epsilon_never_changes_the_ledger():
+    led = PrivacyLedger(delta=1e-5)
+    led.add_laplace("smoothness constants", noise_multiplier=10.0, count=1)
+    led.add_gaussian("gradient", noise_multiplier=20.0, count=1000)
+    led.add_sampler_error("Laplace draws", 1e-12, count=100)
+    before = {k: list(v) if isinstance(v, list) else v for k, v in vars(led).items()}
+    first = (led.epsilon, str(led), led.get_epsilon(1e-7, return_method=True))
+    second = (led.epsilon, str(led), led.get_epsilon(1e-7, return_method=True))
+    assert first == second
+    assert vars(led) == before
+    led.add_leak("trace", "objective on the training data")
+    before = {k: list(v) if isinstance(v, list) else v for k, v in vars(led).items()}
+    first = (led.epsilon, str(led), led.get_epsilon(1e-7, ignore_leaks=True))
+    assert first == (led.epsilon, str(led), led.get_epsilon(1e-7, ignore_leaks=True))
+    assert vars(led) == before
+    assert not hasattr(led, "method")
+
+
+@pytest.mark.parametrize("z, steps, delta", [(12.0, 5000, 1e-6), (1.5, 10, 1e-5)])
+@pytest.mark.parametrize("errors", [[(1e-10, 5000)], [(3e-3, 10), (1e-4, 7)]])
+def test_ledger_floating_point_sampler_slack(z, steps, delta, errors):
+    led = PrivacyLedger(delta=delta)
+    led.add_gaussian("gradient", noise_multiplier=z, count=steps)
+    assert led.epsilon == gaussian_epsilon(z, steps, delta)  # H = 0: unchanged
+    for i, (eta, count) in enumerate(errors):
+        led.add_sampler_error(f"draws {i}", eta, count=count)
+    # independent: (eps_ideal + 2H, e^H delta_ideal)-DP with delta_ideal = delta e^-H
+    H = sum(Fraction(eta) * count for eta, count in errors)
+    expected = gaussian_epsilon(z, steps, delta * math.exp(-float(H))) + 2 * float(H)
+    assert led.epsilon == pytest.approx(expected, rel=1e-12, abs=1e-15)
+    assert led.epsilon >= expected  # rounded on the safe side
+    assert led.get_epsilon(delta) == led.epsilon
+    text = str(led)
+    for i, (eta, count) in enumerate(errors):
+        assert (f"draws {i}: floating-point sampler: {count} draws within "
+                f"exp(+-{eta:.6g}) of the ideal law") in text
+    assert "sampler slack" in text.splitlines()[-1]
+
+
+def test_ledger_sampler_slack_arguments():
+    led = PrivacyLedger(delta=1e-5)
+    led.add_pure("selection", epsilon0=0.1, count=10)
+    for bad in (-1e-3, math.inf, math.nan):
+        with pytest.raises(ValueError, match="eta"):
+            led.add_sampler_error("x", bad)
+    with pytest.raises(ValueError, match="count"):
+        led.add_sampler_error("x", 1e-3, count=0)
+    led.add_sampler_error("exact sampler", 0.0, count=10)
+    ref = PrivacyLedger(delta=1e-5)
+    ref.add_pure("selection", epsilon0=0.1, count=10)
+    assert led.epsilon == ref.epsilon  # eta = 0: H = 0, unchanged
+    led.add_sampler_error("huge", 1e3, count=1)  # delta e^-H underflows
+    assert led.epsilon == math.inf
 
 
 def test_split_budget():
