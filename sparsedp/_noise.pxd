@@ -1,0 +1,39 @@
+# Floating-point-safe noise: integer noise of a known law on a public grid.
+# See _noise.pyx and docs/privacy.rst ("Floating point").
+from libc.stdint cimport int64_t, uint16_t, uint64_t
+from numpy.random cimport bitgen_t
+
+cdef enum:
+    NOISE_SLOTS = 512          # alias slots (the top 9 bits of a word)
+    NOISE_SLOT_SHIFT = 55      # slot = word >> 55; the low 55 bits against its threshold
+
+ctypedef struct NoiseTable:
+    int law                     # NOISE_GAUSSIAN or NOISE_LAPLACE
+    double scale                # t (Gaussian) or b (Laplace), in grid units
+    int64_t n_cells             # body cells 0 .. n_cells - 1; slot value n_cells: the tail
+    int64_t tail_start          # K_T = n_cells * width
+    int64_t tail_block          # B: the tail envelope halves every B integers
+    uint64_t threshold[NOISE_SLOTS]
+    uint16_t alias[NOISE_SLOTS]
+    uint64_t fast_accept[NOISE_SLOTS]   # per body cell: accept at once below this
+    int64_t cell_start[NOISE_SLOTS]     # body cell c: integers cell_start[c] + [0, cell_width[c])
+    int64_t cell_width[NOISE_SLOTS]
+
+cdef enum:
+    NOISE_GAUSSIAN = 0
+    NOISE_LAPLACE = 1
+
+# One draw of the table's integer law (every probability within a factor
+# exp(+-eta) of the ideal law, eta = IntegerNoise.eta).  The caller holds the
+# generator's lock.
+cdef int64_t noise_draw(const NoiseTable* table, bitgen_t* rng) noexcept nogil
+
+# grid * (rint(x * inv_grid) + noise): x released on the public grid.
+cdef double grid_release(double x, double inv_grid, double grid, int64_t noise) noexcept nogil
+
+
+cdef class IntegerNoise:
+    cdef NoiseTable table
+    cdef readonly double eta
+    cdef readonly str law
+    cdef readonly double scale

@@ -1,0 +1,411 @@
+"""Floating-point-safe noise: public grids and integer noise of a known law.
+
+A mechanism that adds floating-point noise to a floating-point value releases
+low-order bits that depend on the value (Mironov 2012).  Every release in
+sparsedp is instead
+
+    ``y = g * (rint(x / g) + K)``,
+
+with a public grid ``g`` and an integer ``K`` drawn from an integer law whose
+probabilities are known: the *discretised Gaussian* ``P(K = k) = P(t N in
+[k - 1/2, k + 1/2))`` (N standard normal) or the *discrete Laplace* ``P(K = k)
+∝ exp(-|k| / b)``.  ``y`` is a function of the integer ``rint(x / g) + K``
+(and of public constants), so its bits say nothing beyond that integer.  The
+grid is ``g = Delta rho / S`` for the release's sensitivity Delta, a power of
+two S (grid points per sensitivity) and rho >= 1, which covers the rounding of
+the floating-point computation of x and of ``x / g`` (:func:`grid_for`): then
+neighbouring datasets give integers ``rint(x / g)`` at most S apart (rint is
+monotone and commutes with shifts by the even integer S), and the integer
+mechanism is exactly
+
+* Gaussian: the rounding of the Gaussian mechanism ``k + t N`` on an integer
+  of sensitivity S: noise multiplier ``t / S = z`` (GDP, Renyi DP, zCDP: those
+  of the Gaussian mechanism, by post-processing);
+* Laplace: the discrete Laplace mechanism, ``S / b = 1 / b_0``-DP for ``b =
+  b_0 S`` (``b_0`` the Laplace noise multiplier).
+
+The sampler (:func:`noise_draw`, a few nanoseconds a draw) uses only 64-bit
+words of a numpy bit generator, integer arithmetic and, rarely, a
+floating-point acceptance test:
+
+* ``|K|`` below ``K_T`` (5 t or 12 b) lies in one of at most 511 cells of
+  ``width`` consecutive integers; a cell is chosen by an alias table over 512
+  slots (9 bits of a word pick the slot, the other 55 bits are compared with
+  the slot's integer threshold: cell probabilities are exact multiples of
+  2**-64), an integer in the cell uniformly (Lemire's method, exact), and it is
+  kept with probability ``P(k) / P(cell start)`` (at once when a 63-bit
+  uniform is below a lower bound of that ratio over the cell, ~99% of draws);
+* beyond ``K_T``: block ``j`` geometric(1/2) (trailing zeros of words: exact),
+  an integer uniformly in the block of ``B`` integers, kept with probability
+  ``P(k) 2^j / P(K_T) <= 1`` (the law is log-concave: ``P(k + B) <= P(k) / 2``);
+* a sign bit; a draw of 0 with the sign set is redrawn (so 0 is not counted twice).
+
+Rejection sampling makes the accepted law proportional to the ideal one up to
+the relative errors of the cell probabilities (quantised to 2**-64, computed
+exactly when the table is built) and of the acceptance probabilities
+(double-precision ratios, well within 2**-44): every probability is within a
+factor ``exp(+-eta)`` of the ideal law, with ``eta`` computed at build time
+(:attr:`IntegerNoise.eta`, at most ``NOISE_ETA = 2**-40``).  The accounting
+adds ``2 eta`` to epsilon per draw (and scales delta by ``exp(eta)``), see
+:meth:`sparsedp.accounting.PrivacyLedger.add_sampler_error`.  Gaussian draws
+beyond 38 t (ideal probability below 1e-300) are never returned.
+"""
+from fractions import Fraction
+import math
+
+from libc.math cimport exp, log, rint, M_LN2
+from libc.stdint cimport int64_t, uint64_t
+from numpy.random cimport bitgen_t
+
+import numpy as np
+
+from ._random cimport generator_bitgen
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    static inline uint64_t sparsedp_mulhi(uint64_t a, uint64_t b, uint64_t* lo) {
+        __uint128_t p = (__uint128_t) a * b; *lo = (uint64_t) p; return (uint64_t)(p >> 64);
+    }
+    static inline int sparsedp_ctz(uint64_t x) { return __builtin_ctzll(x); }
+    """
+    uint64_t mulhi "sparsedp_mulhi"(uint64_t a, uint64_t b, uint64_t* lo) noexcept nogil
+    int ctz "sparsedp_ctz"(uint64_t x) noexcept nogil
+
+NOISE_ETA = 2.0 ** -40          # the largest eta a table may have (checked at build)
+GRID_POINTS = 1024              # S: grid points per sensitivity (a power of two)
+MIN_SCALE = 1024.0              # t or b in grid units is at least this (S is raised)
+GAUSSIAN_BODY = 4.5             # K_T = ceil(4.5 t): cells below, geometric tail beyond
+LAPLACE_BODY = 12.0             # K_T = ceil(12 b)
+BASE_CELLS = 400                # body cells of (at least) 1/400 of the body
+GAUSSIAN_CUTOFF = 38.0          # draws beyond 38 t are refused (probability < 1e-300)
+cdef double TWO63 = 9223372036854775808.0
+cdef double CUTOFF = GAUSSIAN_CUTOFF
+cdef uint64_t LOW55 = (<uint64_t> 1 << 55) - 1
+cdef uint64_t LOW63 = (<uint64_t> 1 << 63) - 1
+cdef uint64_t LOW15 = (<uint64_t> 1 << 15) - 1
+cdef uint64_t LOW24 = (<uint64_t> 1 << 24) - 1
+cdef uint64_t TWO24 = <uint64_t> 1 << 24
+cdef uint64_t WIDTH24 = <uint64_t> 1 << 18  # widths up to this use the word's 24 bits
+
+
+cdef inline uint64_t next64(bitgen_t* rng) noexcept nogil:
+    return rng.next_uint64(rng.state)
+
+
+cdef inline uint64_t bounded(bitgen_t* rng, uint64_t m) noexcept nogil:
+    """Uniform integer in [0, m), m >= 1, exactly (Lemire's multiply-and-reject)."""
+    cdef uint64_t lo, hi, threshold
+    hi = mulhi(next64(rng), m, &lo)
+    if lo < m:
+        threshold = (0 - m) % m
+        while lo < threshold:
+            hi = mulhi(next64(rng), m, &lo)
+    return hi
+
+
+cdef inline double log_shape(double k, double t) noexcept nogil:
+    """log of I(k) = int_{-1/2}^{1/2} exp(-(k u)/t^2 - u^2/(2 t^2)) du, t >= 1024, k <= 40 t.
+
+    P(k) = phi(k / t) I(k) / t for the discretised Gaussian; the double series
+    in a = k / t^2 <= 0.04 and c = 1 / (2 t^2) is truncated far below 2**-60.
+    """
+    cdef double a = k / (t * t), c = 0.5 / (t * t), a2 = a * a
+    # sum over l even of a^l / (l! (2m + l + 1) 2^(2m + l)), for m = 0, 1, 2
+    cdef double s0 = 1.0 + a2 * (1.0 / 24.0 + a2 * (1.0 / 1920.0 + a2 * (
+        1.0 / 322560.0 + a2 * (1.0 / 92897280.0 + a2 * (1.0 / 40874803200.0)))))
+    cdef double s1 = 1.0 / 12.0 + a2 * (1.0 / 160.0 + a2 * (1.0 / 10752.0 + a2 * (
+        1.0 / 2949120.0)))
+    cdef double s2 = 1.0 / 80.0 + a2 * (1.0 / 1792.0)
+    return log(s0 - c * s1 + 0.5 * c * c * s2)
+
+
+cdef double log_ratio(int law, double scale, int64_t k, int64_t k0) noexcept nogil:
+    """log P(k) - log P(k0) for 0 <= k0 <= k (the ideal law, unnormalised)."""
+    cdef double d = <double> (k - k0)
+    if law == NOISE_LAPLACE:
+        return -d / scale
+    return (-d * (<double> (k + k0)) / (2.0 * scale * scale)
+            + log_shape(<double> k, scale) - log_shape(<double> k0, scale))
+
+
+cdef inline bint keep(double log_p, uint64_t v) noexcept nogil:
+    """v uniform in [0, 2^63): true with probability exp(log_p) (<= 1), to 2**-52."""
+    return <double> v < exp(log_p) * TWO63
+
+
+cdef int64_t noise_draw(const NoiseTable* table, bitgen_t* rng) noexcept nogil:
+    # One word usually decides a draw.  Its fields, from the top: slot (9 bits),
+    # the first 15 of the 55 bits compared with the slot's threshold, 24 bits
+    # for the integer within the cell, the first 15 of the 63 bits of the
+    # acceptance uniform, the sign.  A comparison that the first bits leave
+    # undecided (equal prefix, or an acceptance uniform above the fast bound)
+    # reads the rest of its bits from a fresh word: the law is that of full
+    # 55- and 63-bit uniforms, drawn lazily.
+    cdef uint64_t word, v, slot, thr, prefix, product, width, own
+    cdef int64_t cell, k, j, kj, neg
+    cdef double log_p, t, bt, btail
+    while True:
+        word = next64(rng)
+        slot = word >> 55
+        thr = table.threshold[slot]
+        prefix = (word >> 40) & LOW15
+        if prefix != thr >> 40:
+            own = prefix < thr >> 40
+        else:  # the remaining 40 bits of the 55-bit uniform
+            own = (prefix << 40 | next64(rng) >> 24) < thr
+        # the slot or its alias, branch-free (which one is random: a branch on
+        # it would be mispredicted often)
+        cell = <int64_t> (table.alias[slot] ^ ((slot ^ table.alias[slot]) & (0 - own)))
+        neg = <int64_t> (word & 1)
+        if cell < table.n_cells:
+            width = <uint64_t> table.cell_width[cell]
+            product = ((word >> 16) & LOW24) * width   # Lemire's method on 24 bits
+            if width <= WIDTH24 and ((product & LOW24) >= width
+                                     or (product & LOW24) >= (TWO24 - width) % width):
+                k = table.cell_start[cell] + <int64_t> (product >> 24)
+            else:  # (rare) a rejected or too-wide draw: a fresh 64-bit word
+                k = table.cell_start[cell] + <int64_t> bounded(rng, width)
+            v = (word >> 1) & LOW15
+            if v >= table.fast_accept[cell] >> 48:  # the remaining 48 bits of the uniform
+                v = v << 48 | next64(rng) >> 16
+                if v >= table.fast_accept[cell] and not keep(
+                        log_ratio(table.law, table.scale, k, table.cell_start[cell]), v):
+                    continue
+        else:
+            j = 0
+            word = next64(rng)
+            while word == 0:
+                j += 64
+                word = next64(rng)
+            j += ctz(word)
+            kj = table.tail_start + j * table.tail_block
+            k = kj + <int64_t> bounded(rng, table.tail_block)
+            t = table.scale
+            if table.law == NOISE_GAUSSIAN:
+                if k > CUTOFF * t:
+                    continue
+                # log P(kj) - log P(K_T) + j ln 2, without cancelling large terms
+                bt = table.tail_block / t
+                btail = table.tail_start / t
+                log_p = (j * (M_LN2 - bt * btail - 0.5 * j * bt * bt)
+                         + log_shape(<double> kj, t) - log_shape(<double> table.tail_start, t))
+            else:
+                log_p = j * (M_LN2 - table.tail_block / t)
+            log_p += log_ratio(table.law, t, k, kj)
+            if not keep(log_p if log_p < 0.0 else 0.0, next64(rng) & LOW63):
+                continue
+        if k == 0 and neg:
+            continue
+        return (k ^ -neg) + neg  # -k if the sign bit is set, branch-free
+
+
+cdef double grid_release(double x, double inv_grid, double grid, int64_t noise) noexcept nogil:
+    return grid * (rint(x * inv_grid) + <double> noise)
+
+
+def _log_ratio(law, double scale, int64_t k, int64_t k0):
+    """log P(k) - log P(k0) as the sampler computes it (tests, table building)."""
+    return log_ratio(NOISE_GAUSSIAN if law == "gaussian" else NOISE_LAPLACE, scale, k, k0)
+
+
+def _vose(units, n_slots, slot_units):
+    """Integer alias table: slot i keeps its own cell below threshold[i] (out of
+    ``slot_units``), else alias[i]; cell c gets exactly ``units[c]`` units."""
+    units = [int(u) for u in units] + [0] * (n_slots - len(units))
+    threshold, alias = [0] * n_slots, list(range(n_slots))
+    small = [i for i, u in enumerate(units) if u < slot_units]
+    large = [i for i, u in enumerate(units) if u >= slot_units]
+    work = list(units)
+    while small and large:
+        s, l = small.pop(), large.pop()
+        threshold[s], alias[s] = work[s], l
+        work[l] -= slot_units - work[s]
+        (small if work[l] < slot_units else large).append(l)
+    for i in large + small:  # exactly full (sum of units is n_slots * slot_units)
+        threshold[i], alias[i] = slot_units, i
+    return threshold, alias
+
+
+cdef class IntegerNoise:
+    """The integer noise law of one run and its sampler's tables.
+
+    Parameters
+    ----------
+    law : {"gaussian", "laplace"}
+        Discretised Gaussian of standard deviation ``scale`` or discrete Laplace
+        of scale ``scale`` (``P(k) ∝ exp(-|k| / scale)``), in grid units.
+    scale : float
+        At least :data:`MIN_SCALE`.
+
+    Attributes
+    ----------
+    eta : float
+        Every probability of the sampler's law is within ``exp(+-eta)`` of the
+        ideal law's (cell probabilities exactly as built, plus 2**-44 for the
+        floating-point acceptance tests); at most :data:`NOISE_ETA`.
+    """
+
+    def __cinit__(self, law, double scale):
+        if law not in ("gaussian", "laplace"):
+            raise ValueError(f"law must be 'gaussian' or 'laplace', got {law!r}")
+        if not (MIN_SCALE <= scale < 2.0 ** 40):
+            raise ValueError(f"scale must be in [{MIN_SCALE}, 2**40), got {scale!r}")
+        self.law, self.scale = law, scale
+        cdef int code = NOISE_GAUSSIAN if law == "gaussian" else NOISE_LAPLACE
+        body = GAUSSIAN_BODY if code == NOISE_GAUSSIAN else LAPLACE_BODY
+        tail_start = math.ceil(body * scale)
+        # cells of BASE_CELLS-th of the body; widened (doubling) where a cell would
+        # hold less than 2**-20 of the mass, so that its quantised probability
+        # (a multiple of 2**-64) is within 2**-44 of the ideal
+        mass = scale * math.sqrt(math.pi / 2) if code == NOISE_GAUSSIAN else scale
+        base = math.ceil(tail_start / BASE_CELLS)
+        starts, widths = [], []
+        k = 0
+        while k < tail_start:
+            w = base
+            while w * math.exp(log_ratio(code, scale, k, 0)) < 2.0 ** -20 * mass \
+                    and k + w < tail_start:
+                w *= 2
+            w = min(w, tail_start - k)
+            starts.append(k)
+            widths.append(w)
+            k += w
+        n_cells = len(starts)
+        if n_cells > NOISE_SLOTS - 1:
+            raise RuntimeError(f"{n_cells} cells do not fit the alias table")
+        if code == NOISE_GAUSSIAN:  # P(k + B) <= P(k) / 2 for k >= K_T
+            block = math.ceil(scale * scale * math.log(2.0) / (tail_start - 0.5) * (1 + 1e-9))
+        else:
+            block = math.ceil(scale * math.log(2.0) * (1 + 1e-9))
+        self.table.law, self.table.scale = code, scale
+        self.table.n_cells = n_cells
+        self.table.tail_start, self.table.tail_block = tail_start, block
+        # weights relative to P(0): cell c gets its width times P(its start), the
+        # tail 2 B P(K_T)
+        weights = [w * math.exp(log_ratio(code, scale, s, 0)) for s, w in zip(starts, widths)]
+        weights.append(2.0 * block * math.exp(log_ratio(code, scale, tail_start, 0)))
+        slot_units = 2 ** 55  # NOISE_SLOT_SHIFT
+        total_units = 512 * slot_units  # NOISE_SLOTS slots
+        total = math.fsum(weights)
+        units = [round(Fraction(w) / Fraction(total) * total_units) for w in weights]
+        units[0] += total_units - sum(units)
+        threshold, alias = _vose(units, 512, slot_units)
+        cdef Py_ssize_t i
+        for i in range(NOISE_SLOTS):
+            self.table.threshold[i] = threshold[i]
+            self.table.alias[i] = alias[i]
+            self.table.fast_accept[i] = 0
+            self.table.cell_start[i] = 0
+            self.table.cell_width[i] = 1
+        for i in range(n_cells):
+            self.table.cell_start[i], self.table.cell_width[i] = starts[i], widths[i]
+            low = math.exp(log_ratio(code, scale, starts[i] + widths[i] - 1, starts[i]))
+            self.table.fast_accept[i] = int(low * (1.0 - 2.0 ** -45) * 2.0 ** 63)
+        # cell probabilities as built (exact) against the ideal (double precision,
+        # relative error well below 2**-48)
+        alias_error = max(abs(float(Fraction(u, total_units) / (Fraction(w) / Fraction(total))) - 1)
+                          for u, w in zip(units, weights))
+        self.eta = 2.0 * (alias_error + 2.0 ** -46 + 2.0 ** -44)
+        if self.eta > NOISE_ETA:
+            raise RuntimeError(f"noise table too coarse (eta = {self.eta:.3g})")
+
+    def draw(self, generator, Py_ssize_t size):
+        """``size`` integer draws from ``generator`` (a numpy Generator)."""
+        out = np.empty(size, dtype=np.int64)
+        cdef int64_t[::1] view = out
+        cdef bitgen_t* rng = generator_bitgen(generator)
+        cdef Py_ssize_t i
+        with generator.bit_generator.lock, nogil:
+            for i in range(size):
+                view[i] = noise_draw(&self.table, rng)
+        return out
+
+    def release(self, values, inv_grid, grid, generator):
+        """``grid * (rint(values * inv_grid) + K)`` element-wise, K from this law.
+
+        ``values``, ``inv_grid`` and ``grid`` broadcast to one shape; draws in
+        C order.
+        """
+        x, inv, g = np.broadcast_arrays(np.asarray(values, dtype=np.float64),
+                                        np.asarray(inv_grid, dtype=np.float64),
+                                        np.asarray(grid, dtype=np.float64))
+        shape = x.shape
+        x, inv, g = (np.ascontiguousarray(a).reshape(-1) for a in (x, inv, g))
+        out = np.empty(x.shape[0])
+        cdef const double[::1] xv = x, iv = inv, gv = g
+        cdef double[::1] ov = out
+        cdef bitgen_t* rng = generator_bitgen(generator)
+        cdef Py_ssize_t i
+        with generator.bit_generator.lock, nogil:
+            for i in range(xv.shape[0]):
+                ov[i] = grid_release(xv[i], iv[i], gv[i], noise_draw(&self.table, rng))
+        return out.reshape(shape)
+
+    @property
+    def tables(self):
+        """The sampler's tables (tests): a dict of arrays and constants."""
+        n = NOISE_SLOTS
+        return {"n_cells": self.table.n_cells,
+                "cell_start": np.array([self.table.cell_start[i] for i in range(n)]),
+                "cell_width": np.array([self.table.cell_width[i] for i in range(n)]),
+                "tail_start": self.table.tail_start, "tail_block": self.table.tail_block,
+                "threshold": np.array([self.table.threshold[i] for i in range(n)], dtype=np.uint64),
+                "alias": np.array([self.table.alias[i] for i in range(n)]),
+                "fast_accept": np.array([self.table.fast_accept[i] for i in range(n)],
+                                        dtype=np.uint64)}
+
+
+def float_sum_factor(n_terms):
+    """rho >= 1: the computed value's sensitivity is at most rho times the exact one.
+
+    A value computed as a floating-point sum of at most ``n_terms`` terms of
+    absolute value at most C, one of which changes between neighbours (moving
+    the exact sum by Delta <= 2 C), then multiplied by ``inv_grid``: the computed
+    products differ by at most ``Delta (1 + n gamma_n) + 2 u n C`` times
+    ``inv_grid (1 + u)`` (gamma_n = n u / (1 - n u), u = 2**-53; Higham,
+    Accuracy and Stability of Numerical Algorithms, eq. 4.4, for any order of
+    summation).  ``1 + 4 (n + 2)^2 u`` covers it with room (and the rounding of
+    ``inv_grid`` itself).
+    """
+    n = float(n_terms)
+    u = 2.0 ** -53
+    if n * u > 2.0 ** -20:
+        raise ValueError(f"too many terms for a sound floating-point sum bound: {n_terms}")
+    return 1.0 + 4.0 * (n + 2.0) ** 2 * u + 2.0 ** -50
+
+
+def grid_for(sensitivity, n_terms, multiplier):
+    """Grid and integer noise scale of a release.
+
+    Parameters
+    ----------
+    sensitivity : float or ndarray
+        Delta: the sensitivity of the exact value (per coordinate).
+    n_terms : int
+        Bound on the number of terms of the floating-point sum that computes it.
+    multiplier : float
+        z (Gaussian: noise standard deviation over Delta) or b (Laplace: scale
+        over Delta), the same for every coordinate.
+
+    Returns
+    -------
+    grid, inv_grid : ndarrays like ``sensitivity``
+        ``g = Delta rho / S`` and a rounded-down ``1 / g``: neighbours' values
+        land on integers at most S apart.
+    points : int
+        S, grid points per sensitivity (a power of two, at least
+        :data:`GRID_POINTS`, raised until ``multiplier * S >= MIN_SCALE``).
+    scale : float
+        ``multiplier * S``, the integer law's scale: the released noise has
+        standard deviation (or Laplace scale) ``multiplier * rho * Delta``.
+    """
+    rho = float_sum_factor(n_terms)
+    points = GRID_POINTS
+    while multiplier * points < MIN_SCALE:
+        points *= 2
+    delta = np.asarray(sensitivity, dtype=np.float64)
+    grid = delta * rho / points
+    with np.errstate(divide="ignore"):
+        inv_grid = np.where(grid > 0, (points / (delta * rho)) * (1.0 - 2.0 ** -50), 0.0)
+    return grid, inv_grid, points, float(multiplier * points)
