@@ -40,7 +40,10 @@ from numpy.random cimport bitgen_t
 
 import numpy as np
 
+from libc.math cimport INFINITY
+
 from ._core cimport LOGISTIC, clip, loss_derivative, prox_elastic_net, sigmoid_neg_fill
+from ._noise cimport IntegerNoise, grid_release, noise_draw
 from ._random cimport generator_bitgen, standard_normal_fill, uniform_index_fill
 from ._validation import check_csc_structure
 
@@ -88,6 +91,13 @@ ctypedef fused nonzero_t:
 
 
 MAX_NARROW_SAMPLES = 1 << 16
+
+cdef enum:
+    NO_NOISE = 0       # epsilon = inf
+    GRID_NOISE = 1     # the release on a public grid (sparsedp._noise)
+    RAW_NOISE = 2      # raw floating-point Gaussian noise: the planted bug "raw_float_noise"
+
+NOISE_MODES = {"none": NO_NOISE, "grid": GRID_NOISE, "raw": RAW_NOISE}
 
 
 cdef inline double clipped_gradient(const nonzero_t* nz, int64_t m, const double* deriv,
@@ -329,9 +339,12 @@ cdef class RandomStreams:
     cdef bint primed
     cdef double normals[BATCH]
     cdef Py_ssize_t normal_pos
+    cdef IntegerNoise noise
+    cdef int64_t draws[BATCH]
+    cdef Py_ssize_t draw_pos
 
     def __cinit__(self, Py_ssize_t n_features, index_generator, noise_generator,
-                  selection="uniform"):
+                  selection="uniform", IntegerNoise noise=None):
         if n_features < 1:
             raise ValueError("n_features must be >= 1")
         if selection not in ("uniform", "shuffle"):
@@ -348,6 +361,8 @@ cdef class RandomStreams:
         self.index_pos = 0
         self.primed = False
         self.normal_pos = BATCH
+        self.noise = noise
+        self.draw_pos = BATCH
 
     cdef inline void refill_indices(self, Py_ssize_t half) noexcept nogil:
         """Draw the next BATCH coordinates into half 0 or 1 of the ring."""
@@ -398,6 +413,16 @@ cdef class RandomStreams:
             self.index_pos = 0
             self.primed = True
 
+    cdef inline int64_t integer_noise(self) noexcept nogil:
+        """The next draw of the run's integer noise law (``noise``), BATCH at a time."""
+        cdef Py_ssize_t b
+        if self.draw_pos == BATCH:
+            for b in range(BATCH):
+                self.draws[b] = noise_draw(&self.noise.table, self.noise_rng)
+            self.draw_pos = 0
+        self.draw_pos += 1
+        return self.draws[self.draw_pos - 1]
+
     cdef inline double normal(self) noexcept nogil:
         if self.normal_pos == BATCH:
             standard_normal_fill(self.noise_rng, BATCH, self.normals)
@@ -412,13 +437,16 @@ def dp_cd_steps(
     const double[::1] y,
     double[::1] margin,
     double[::1] deriv,
-    double noise_multiplier,
+    noise,
+    double grid_per_clip,
+    double inv_grid_per_clip,
     bint averaging,
     Py_ssize_t k_start,
     Py_ssize_t n_steps,
     double l1,
     double l2,
     RandomStreams streams not None,
+    bint clip_terms=True,
 ):
     """Run steps ``k_start .. k_start + n_steps - 1`` of one DP-CD inner loop in place.
 
@@ -430,10 +458,17 @@ def dp_cd_steps(
         Per-coordinate parameters, ``theta`` and columns; ``theta`` updated in place.
     y : labels.
     margin, deriv : ``X @ theta`` and ``loss'(margin, y)``, updated in place.
-    noise_multiplier : float
-        z: the released gradient of coordinate j gets ``N(0, (z 2 C_j / n)^2)``
-        (z times its L2 sensitivity); 0 draws no noise.  With z > 0 the clipping
-        thresholds must be finite.
+    noise : {"none", "grid", "raw"}
+        ``"grid"``: the clipped coordinate gradient (a sum, before the division
+        by n) is released as ``g_j (rint(G_j / g_j) + K)`` with the public grid
+        ``g_j = grid_per_clip * C_j`` (its inverse ``inv_grid_per_clip / C_j``
+        rounded down) and K from ``streams``' integer noise law
+        (:mod:`sparsedp._noise`); ``"none"``: no noise; ``"raw"`` (the planted
+        bug ``"raw_float_noise"`` only): ``G_j + grid_per_clip * C_j * N(0, 1)``
+        in floating point.
+    grid_per_clip, inv_grid_per_clip : float
+        The grid of coordinate j over C_j, and a rounded-down inverse (``"raw"``:
+        the noise standard deviation over C_j).
     averaging : bool
         Keep the lazy running sum of the iterates in the blocks' headers (read
         with :meth:`CoordinateBlocks.get_average`): ``wsum_j`` sums theta_j over
@@ -443,6 +478,9 @@ def dp_cd_steps(
     l1, l2 : elastic-net penalty strengths.
     streams : RandomStreams
         The run's coordinates and noise (state carried from call to call).
+    clip_terms : bool, default=True
+        False runs without clipping the per-sample terms (the planted bug
+        ``"no_clipping"``: the grid and the noise still assume C_j).
 
     Returns
     -------
@@ -451,7 +489,8 @@ def dp_cd_steps(
     """
     cdef Py_ssize_t p = blocks.n_features
     cdef double n = margin.shape[0]
-    cdef double noise_scale = noise_multiplier * 2.0  # sigma_j = noise_scale * C_j / n
+    cdef int mode = NOISE_MODES[noise]
+    cdef double clip_j
     cdef Py_ssize_t k, b, pos, size, done = 0, n_moves = 0
     cdef int64_t j
     cdef int64_t* ring = streams.indices
@@ -469,6 +508,8 @@ def dp_cd_steps(
     if not y.shape[0] == margin.shape[0] == deriv.shape[0] == blocks.n_samples:
         raise ValueError(f"y, margin and deriv must have one entry per sample "
                          f"({blocks.n_samples})")
+    if mode == GRID_NOISE and streams.noise is None:
+        raise ValueError("noise='grid' needs streams made with an IntegerNoise")
     if n_steps <= 0 or blocks.n_samples == 0:
         return 0
     y_, margin_, deriv_ = &y[0], &margin[0], &deriv[0]
@@ -492,12 +533,16 @@ def dp_cd_steps(
                 prefetch_block(base + offset[j], base + offset[j + 1])
                 j = ring[b]
                 h = blocks.header(j)
+                clip_j = h.clip if clip_terms else INFINITY
                 if narrow:
-                    grad = clipped_gradient(<const NarrowNonzero*> (h + 1), h.nnz, deriv_, h.clip)
+                    grad = clipped_gradient(<const NarrowNonzero*> (h + 1), h.nnz, deriv_, clip_j)
                 else:
-                    grad = clipped_gradient(<const WideNonzero*> (h + 1), h.nnz, deriv_, h.clip)
-                if noise_scale > 0.0:
-                    grad += noise_scale * h.clip * streams.normal()
+                    grad = clipped_gradient(<const WideNonzero*> (h + 1), h.nnz, deriv_, clip_j)
+                if mode == GRID_NOISE:
+                    grad = grid_release(grad, inv_grid_per_clip / h.clip,
+                                        grid_per_clip * h.clip, streams.integer_noise())
+                elif mode == RAW_NOISE:
+                    grad += grid_per_clip * h.clip * streams.normal()
                 grad *= inv_n
                 if h.step == 0.0:
                     continue

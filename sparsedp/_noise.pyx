@@ -375,37 +375,51 @@ def float_sum_factor(n_terms):
     return 1.0 + 4.0 * (n + 2.0) ** 2 * u + 2.0 ** -50
 
 
-def grid_for(sensitivity, n_terms, multiplier):
-    """Grid and integer noise scale of a release.
+def grid_scale(multiplier, n_terms):
+    """The grid and the integer law of a release with noise multiplier ``multiplier``.
 
     Parameters
     ----------
-    sensitivity : float or ndarray
-        Delta: the sensitivity of the exact value (per coordinate).
-    n_terms : int
-        Bound on the number of terms of the floating-point sum that computes it.
     multiplier : float
-        z (Gaussian: noise standard deviation over Delta) or b (Laplace: scale
-        over Delta), the same for every coordinate.
+        z (Gaussian: noise standard deviation over the sensitivity) or b
+        (Laplace: scale over the sensitivity).
+    n_terms : int
+        Bound on the number of terms of the floating-point sum that computes
+        the released value (:func:`float_sum_factor`).
 
     Returns
     -------
-    grid, inv_grid : ndarrays like ``sensitivity``
-        ``g = Delta rho / S`` and a rounded-down ``1 / g``: neighbours' values
-        land on integers at most S apart.
+    rho : float
+        :func:`float_sum_factor` of ``n_terms``.
     points : int
-        S, grid points per sensitivity (a power of two, at least
-        :data:`GRID_POINTS`, raised until ``multiplier * S >= MIN_SCALE``).
+        S, grid points per sensitivity: a power of two, at least
+        :data:`GRID_POINTS`, raised until ``multiplier * S >= MIN_SCALE``.  The
+        grid of a value of sensitivity Delta is ``Delta rho / S`` (its inverse
+        rounded down: ``S / (Delta rho) (1 - 2**-50)``).
     scale : float
-        ``multiplier * S``, the integer law's scale: the released noise has
-        standard deviation (or Laplace scale) ``multiplier * rho * Delta``.
+        ``multiplier * S``: the integer law's scale (t or b); the noise added
+        has standard deviation (or Laplace scale) ``multiplier * rho * Delta``.
     """
+    if not (multiplier > 0 and math.isfinite(multiplier)):
+        raise ValueError(f"the noise multiplier must be positive and finite, got {multiplier!r}")
     rho = float_sum_factor(n_terms)
     points = GRID_POINTS
     while multiplier * points < MIN_SCALE:
         points *= 2
+    return rho, points, float(multiplier * points)
+
+
+def grid_for(sensitivity, rho, points):
+    """The grid ``Delta rho / S`` of a value of sensitivity Delta, and its inverse
+    rounded down (both 0 where Delta is 0).
+
+    With :func:`grid_scale`'s ``rho`` and ``points``: the computed values
+    ``x * inv_grid`` of neighbouring datasets differ by at most S, so their
+    ``rint`` by at most S (rint is monotone and ``rint(a + S) = rint(a) + S`` for
+    the even integer S).
+    """
     delta = np.asarray(sensitivity, dtype=np.float64)
-    grid = delta * rho / points
+    grid = delta * (rho / points)
     with np.errstate(divide="ignore"):
-        inv_grid = np.where(grid > 0, (points / (delta * rho)) * (1.0 - 2.0 ** -50), 0.0)
-    return grid, inv_grid, points, float(multiplier * points)
+        inv_grid = np.where(delta > 0, points / (delta * rho) * (1.0 - 2.0 ** -50), 0.0)
+    return grid, inv_grid
