@@ -16,7 +16,7 @@ from sparsedp.accounting import calibrate_gaussian, gaussian_epsilon
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.exceptions import PrivacyLeakWarning
 from sparsedp.penalties import L1, L2, ElasticNet
-from sparsedp.solvers import dp_cd, exact
+from sparsedp.solvers import NonPrivateDiagnostics, dp_cd, exact, objective
 
 CASES = [
     (Squared(), L1(0.02), False),
@@ -79,8 +79,10 @@ def test_noiseless_reaches_exact_solution(datafit, penalty, logistic, index_dtyp
     M = datafit.smoothness(X)
     for kwargs in ({"averaging": False}, {"outer": 300}):
         res = dp_cd(X, y, datafit, penalty, epsilon=math.inf, delta=1e-5, passes=300,
-                    clip=math.inf, smoothness=M, random_state=0, **kwargs)
-        assert abs(res.objective - ref.objective) <= 1e-9 * ref.objective
+                    clip=math.inf, smoothness=M, random_state=0, diagnostics=True,
+                    **kwargs)
+        F, F_star = res.diagnostics.objective, ref.diagnostics.objective
+        assert abs(F - F_star) <= 1e-9 * F_star
         np.testing.assert_allclose(res.coef, ref.coef, atol=1e-6)
 
 
@@ -90,7 +92,8 @@ def test_averaged_convex_setting_converges_slowly_but_surely():
     ref = exact(X, y, Squared(), L1(0.02))
     M = Squared().smoothness(X)
     errs = [dp_cd(X, y, Squared(), L1(0.02), epsilon=math.inf, delta=1e-5, passes=k,
-                  clip=math.inf, smoothness=M, random_state=0).objective / ref.objective - 1
+                  clip=math.inf, smoothness=M, random_state=0, diagnostics=True
+                  ).diagnostics.objective / ref.diagnostics.objective - 1
             for k in (10, 100, 1000)]
     assert errs[0] > errs[1] > errs[2] and errs[2] < 0.01
 
@@ -371,8 +374,8 @@ def test_smoothness_from_data_warns_and_is_reported():
     with pytest.warns(PrivacyLeakWarning, match="smoothness constants"):
         res = dp_cd(X, y, Squared(), L1(0.01), epsilon=1.0, delta=1e-5, passes=1,
                     clip=1.0, random_state=0)
-    assert not res.privacy.private
-    assert "NOT PRIVATE" in str(res.privacy)
+    assert not res.privacy.private and res.privacy.epsilon == math.inf
+    assert "NOT PRIVATE, leaks: smoothness constants" in str(res.privacy)
     with pytest.warns(PrivacyLeakWarning, match="feature bounds"):
         dp_cd(X, y, Squared(), L1(0.01), epsilon=1.0, delta=1e-5, passes=1, clip=1.0,
               smoothness=0.2, random_state=0)
@@ -382,12 +385,39 @@ def test_smoothness_from_data_warns_and_is_reported():
               clip=1.0, random_state=0)  # nothing private, nothing to warn about
 
 
-def test_trace_with_privacy_is_a_recorded_leak():
+def test_diagnostics_are_apart_from_the_private_output():
+    """The trace and the objective are non-private diagnostics, not released:
+    computed only on request, kept out of info and off the ledger; the private
+    output is the same with or without them."""
     X, y = make_sparse_problem(n=60, p=20)
-    with pytest.warns(PrivacyLeakWarning, match="trace"):
-        res = dp_cd(X, y, Squared(), L1(0.01), epsilon=1.0, delta=1e-5, passes=2,
-                    clip=1.0, smoothness=np.ones(20), random_state=0, trace=True)
-    assert not res.privacy.private and "trace" in str(res.privacy)
+    kw = dict(epsilon=1.0, delta=1e-5, passes=2, clip=1.0, smoothness=np.ones(20),
+              random_state=0)
+    plain = dp_cd(X, y, Squared(), L1(0.01), **kw)
+    assert plain.diagnostics is None and plain.trace is None
+    assert "moves" not in plain.info
+    with pytest.raises(AttributeError, match="diagnostics=True"):
+        plain.objective
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no PrivacyLeakWarning: nothing is released
+        diag = dp_cd(X, y, Squared(), L1(0.01), diagnostics=True, **kw)
+        traced = dp_cd(X, y, Squared(), L1(0.01), trace=True, **kw)
+    for res in (diag, traced):
+        assert res.privacy.private and "trace" not in str(res.privacy)
+        assert res.privacy.epsilon == plain.privacy.epsilon <= 1.0
+        np.testing.assert_array_equal(res.coef, plain.coef)
+        d = res.diagnostics
+        assert isinstance(d, NonPrivateDiagnostics)
+        assert "non-private diagnostic: computed on the training data without privacy, " \
+            "not covered by the privacy report" in repr(d)
+        assert "non-private diagnostic" in d.__doc__.lower()
+        assert d.objective == pytest.approx(objective(X, y, res.coef, Squared(), L1(0.01)),
+                                            rel=1e-12)
+        assert d["moves"] == d.counters["moves"] > 0
+        with pytest.warns(DeprecationWarning, match="res.diagnostics.objective"):
+            assert res.objective == d.objective
+    assert diag.diagnostics.trace is None and traced.diagnostics.trace is not None
+    with pytest.warns(DeprecationWarning, match="res.diagnostics.trace"):
+        assert traced.trace is traced.diagnostics.trace
 
 
 def test_trace_records_the_objective_of_the_would_be_output():
@@ -396,9 +426,10 @@ def test_trace_records_the_objective_of_the_would_be_output():
     res = dp_cd(X, y, Squared(), L1(0.01), epsilon=math.inf, delta=1e-5, passes=6,
                 outer=2, clip=math.inf, smoothness=M, random_state=0, trace=True,
                 trace_every=1.5)
-    np.testing.assert_allclose(res.trace["passes"], [1.5, 3.0, 4.5, 6.0])
-    assert res.trace["objective"][-1] == pytest.approx(res.objective, rel=1e-12)
-    assert res.trace["objective"][-1] < res.trace["objective"][0]
+    tr = res.diagnostics.trace
+    np.testing.assert_allclose(tr["passes"], [1.5, 3.0, 4.5, 6.0])
+    assert tr["objective"][-1] == pytest.approx(res.diagnostics.objective, rel=1e-12)
+    assert tr["objective"][-1] < tr["objective"][0]
 
 
 @pytest.mark.parametrize("selection", ["uniform", "shuffle"])
@@ -410,14 +441,12 @@ def test_a_run_split_into_calls_is_the_same_run(selection):
     M = Squared().smoothness(X) + 1e-3
     kw = dict(epsilon=1.0, delta=1e-5, passes=3.3, clip=1.0, smoothness=M,
               selection=selection, random_state=3)
-    whole = dp_cd(X, y, Squared(), L1(1e-3), **kw)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", PrivacyLeakWarning)
-        split = dp_cd(X, y, Squared(), L1(1e-3), trace=True, trace_every=0.37, **kw)
-    assert len(split.trace["passes"]) == 9  # 8 splits inside the run
-    assert whole.info["moves"] > 100
+    whole = dp_cd(X, y, Squared(), L1(1e-3), diagnostics=True, **kw)
+    split = dp_cd(X, y, Squared(), L1(1e-3), trace=True, trace_every=0.37, **kw)
+    assert len(split.diagnostics.trace["passes"]) == 9  # 8 splits inside the run
+    assert whole.diagnostics["moves"] > 100
     np.testing.assert_array_equal(split.coef, whole.coef)
-    assert split.info["moves"] == whole.info["moves"]
+    assert split.diagnostics["moves"] == whole.diagnostics["moves"]
 
 
 @pytest.mark.parametrize("kwargs,match", [

@@ -15,7 +15,7 @@ from sparsedp.accounting import PrivacyLedger, calibrate_pure_composition
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.exceptions import PrivacyLeakWarning
 from sparsedp.penalties import L1, L2, ElasticNet, as_penalty
-from sparsedp.solvers import calibrate_dp_gcd, dp_gcd, exact
+from sparsedp.solvers import NonPrivateDiagnostics, calibrate_dp_gcd, dp_gcd, exact, objective
 
 RULES = ["gs-r", "gs-s", "gs-q"]
 CASES = [
@@ -228,9 +228,10 @@ def test_noiseless_run_reaches_the_exact_solution(datafit, penalty, logistic, ru
     X, y = make_sparse_problem(n=60, p=40, logistic=logistic, index_dtype=index_dtype)
     ref = exact(X, y, datafit, penalty, tol=1e-12)
     res = dp_gcd(X, y, datafit, penalty, epsilon=np.inf, delta=1e-5, n_iter=4000,
-                 clip=np.inf, rule=rule)
+                 clip=np.inf, rule=rule, diagnostics=True)
     assert res.privacy.entries == []
-    assert abs(res.objective - ref.objective) <= 1e-9 * ref.objective
+    F, F_star = res.diagnostics.objective, ref.diagnostics.objective
+    assert abs(F - F_star) <= 1e-9 * F_star
     np.testing.assert_allclose(res.coef, ref.coef, atol=1e-5)
     dense = dp_gcd(X.toarray(), y, datafit, penalty, epsilon=np.inf, delta=1e-5,
                    n_iter=200, clip=np.inf, rule=rule)
@@ -244,9 +245,9 @@ def test_refresh_does_not_change_the_run():
     X, y = make_sparse_problem(n=50, p=60, density=0.3, logistic=True, seed=3)
     kw = dict(epsilon=2.0, delta=1e-4, n_iter=300, clip=1.0, smoothness=np.full(60, 0.1),
               random_state=4)
-    a = dp_gcd(X, y, Logistic(), L1(0.005), refresh_every=3, **kw)
-    b = dp_gcd(X, y, Logistic(), L1(0.005), refresh_every=10**6, **kw)
-    assert a.info["refreshes"] > 2 * b.info["refreshes"]
+    a = dp_gcd(X, y, Logistic(), L1(0.005), refresh_every=3, diagnostics=True, **kw)
+    b = dp_gcd(X, y, Logistic(), L1(0.005), refresh_every=10**6, diagnostics=True, **kw)
+    assert a.diagnostics["refreshes"] > 2 * b.diagnostics["refreshes"]
     np.testing.assert_array_equal(a.info["selected"], b.info["selected"])
     np.testing.assert_allclose(a.coef, b.coef, rtol=1e-9, atol=1e-12)
 
@@ -265,13 +266,15 @@ def test_empty_columns_are_never_selected_and_change_nothing_else():
     for selection in ("exponential", "laplace"):
         kw = dict(epsilon=0.5, delta=1e-4, n_iter=200, clip=1.0, selection=selection,
                   random_state=11)
-        full = dp_gcd(Xd, y, Logistic(), L1(0.002), smoothness=M, **kw)
-        part = dp_gcd(Xd[:, live], y, Logistic(), L1(0.002), smoothness=M[live], **kw)
+        full = dp_gcd(Xd, y, Logistic(), L1(0.002), smoothness=M, diagnostics=True, **kw)
+        part = dp_gcd(Xd[:, live], y, Logistic(), L1(0.002), smoothness=M[live],
+                      diagnostics=True, **kw)
         assert not np.isin(full.info["selected"], dead).any()
         np.testing.assert_array_equal(full.info["selected"], live[part.info["selected"]])
         np.testing.assert_allclose(full.coef[live], part.coef, rtol=1e-12)  # tr M summed in another order
         assert np.all(full.coef[dead] == 0.0)
-        assert full.objective == pytest.approx(part.objective, rel=1e-12)
+        assert full.diagnostics.objective == pytest.approx(part.diagnostics.objective,
+                                                           rel=1e-12)
         assert full.info["epsilon0"] == part.info["epsilon0"]
     with pytest.warns(PrivacyLeakWarning):  # M from the data: same exclusion
         r = dp_gcd(Xd, y, Logistic(), L1(0.002), epsilon=0.5, delta=1e-4, n_iter=200,
@@ -418,15 +421,27 @@ def test_same_seed_same_fit_and_leaks_are_reported():
         b = dp_gcd(X, y, Logistic(), L1(0.01), **kw)
     np.testing.assert_array_equal(a.coef, b.coef)
     assert not a.privacy.private and "NOT PRIVATE" in str(a.privacy)
+    assert a.privacy.epsilon == math.inf
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         c = dp_gcd(X, y, Logistic(), L1(0.01), smoothness=np.full(50, 0.1), **kw)
-    assert c.privacy.private
-    with pytest.warns(PrivacyLeakWarning, match="trace"):
+    assert c.privacy.private and c.diagnostics is None
+    assert "fallbacks" not in c.info and "refreshes" not in c.info
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the trace is a diagnostic, not released: no leak
         t = dp_gcd(X, y, Logistic(), L1(0.01), smoothness=np.full(50, 0.1), trace=True,
                    **kw)
-    assert t.trace["objective"][-1] == pytest.approx(t.objective)
+    assert t.privacy.private and t.privacy.epsilon == c.privacy.epsilon
+    d = t.diagnostics
+    assert isinstance(d, NonPrivateDiagnostics) and "non-private diagnostic" in repr(d)
+    np.testing.assert_array_equal(d.trace["iterations"], np.arange(11))
+    assert d.trace["objective"][-1] == pytest.approx(d.objective)
+    assert d.objective == pytest.approx(objective(X, y, t.coef, Logistic(), L1(0.01)))
+    assert set(d.counters) == {"fallbacks", "refreshes"}
     np.testing.assert_array_equal(t.coef, c.coef)
+    np.testing.assert_array_equal(t.info["selected"], c.info["selected"])
+    with pytest.raises(AttributeError, match="diagnostics=True"):
+        c.objective
     # private smoothness: a fraction of epsilon, the rest for the iterations
     with pytest.warns(PrivacyLeakWarning, match="feature bounds"):
         d = dp_gcd(X, y, Logistic(), L1(0.01), smoothness=0.1, **kw)

@@ -35,8 +35,8 @@ def test_lasso_agrees_with_sklearn(dense, frac):
     sk = Lasso(alpha=lam / 2, fit_intercept=False, tol=1e-14, max_iter=100_000)
     sk.fit(Xin, y)
     f_sk = objective(X, y, sk.coef_, Squared(), L1(lam))
-    assert ours.objective == pytest.approx(f_sk, rel=REL)
-    assert ours.objective <= f_sk * (1 + 1e-12)  # and we are not worse
+    assert ours.diagnostics.objective == pytest.approx(f_sk, rel=REL)
+    assert ours.diagnostics.objective <= f_sk * (1 + 1e-12)  # and we are not worse
     np.testing.assert_allclose(ours.coef, sk.coef_, atol=1e-6)
 
 
@@ -56,8 +56,8 @@ def test_l1_logistic_agrees_with_sklearn(dense, frac):
         warnings.simplefilter("ignore")
         sk.fit(Xin, y)
     f_sk = objective(X, y, sk.coef_.ravel(), Logistic(), L1(lam))
-    assert ours.objective == pytest.approx(f_sk, rel=REL)
-    assert ours.objective <= f_sk * (1 + 1e-9)
+    assert ours.diagnostics.objective == pytest.approx(f_sk, rel=REL)
+    assert ours.diagnostics.objective <= f_sk * (1 + 1e-9)
 
 
 @pytest.mark.parametrize("alpha", [1e-1, 1e-3])
@@ -73,7 +73,7 @@ def test_l2_logistic_agrees_with_sklearn(alpha):
         warnings.simplefilter("ignore")
         sk.fit(X, y)
     f_sk = objective(X, y, sk.coef_.ravel(), Logistic(), L2(alpha))
-    assert ours.objective == pytest.approx(f_sk, rel=REL)
+    assert ours.diagnostics.objective == pytest.approx(f_sk, rel=REL)
     np.testing.assert_allclose(ours.coef, sk.coef_.ravel(), atol=1e-5)
 
 
@@ -88,7 +88,7 @@ def test_elastic_net_satisfies_optimality_conditions():
         for h in (1e-4, -1e-4):
             w = res.coef.copy()
             w[j] += h
-            assert objective(X, y, w, Squared(), pen) >= res.objective - 1e-14
+            assert objective(X, y, w, Squared(), pen) >= res.diagnostics.objective - 1e-14
 
 
 def test_no_penalty_least_squares_matches_lstsq():
@@ -135,7 +135,13 @@ def test_result_fields_and_max_epochs():
     res = exact(X, y, Squared(), L1(1e-6), tol=1e-300, max_epochs=3)
     assert res.n_iter == 3 and res.converged is False
     assert res.privacy is None and res.coef.shape == (X.shape[1],)
-    assert res.objective == pytest.approx(objective(X, y, res.coef, Squared(), L1(1e-6)))
+    d = res.diagnostics  # the exact solver is not private: diagnostics always filled
+    assert d.objective == pytest.approx(objective(X, y, res.coef, Squared(), L1(1e-6)))
+    assert d["kkt_violation"] > 0 and res.info == {}
+    assert "non-private diagnostic" in repr(d)
+    with pytest.warns(DeprecationWarning, match="res.diagnostics.objective"):
+        assert res.objective == d.objective
+    assert res.diagnostics.trace is None
 
 
 def test_empty_columns_stay_zero():

@@ -7,6 +7,7 @@
 from ._dp_cd import dp_cd
 from ._dp_gcd import calibrate_dp_gcd, dp_gcd
 from ._exact import exact
-from ._result import Result, objective
+from ._result import NonPrivateDiagnostics, Result, objective
 
-__all__ = ["calibrate_dp_gcd", "dp_cd", "dp_gcd", "exact", "Result", "objective"]
+__all__ = ["calibrate_dp_gcd", "dp_cd", "dp_gcd", "exact", "NonPrivateDiagnostics", "Result",
+           "objective"]

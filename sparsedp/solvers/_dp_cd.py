@@ -16,8 +16,8 @@ from .._validation import check_X_y, check_random_state
 from ..accounting import PrivacyLedger, calibrate_gaussian
 from ..penalties import as_penalty
 from ._exact import check_datafit
-from ._result import Result
-from ._smoothness import _leak, clip_thresholds, resolve_smoothness
+from ._result import NonPrivateDiagnostics, Result
+from ._smoothness import clip_thresholds, resolve_smoothness
 
 __all__ = ["dp_cd"]
 
@@ -44,7 +44,7 @@ def check_privacy_budget(epsilon, delta):
 def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_size=1.0,
           outer=1, smoothness=None, feature_bounds=None, smoothness_mechanism="laplace",
           averaging=True, selection="uniform", random_state=None, trace=False,
-          trace_every=1.0):
+          trace_every=1.0, diagnostics=False):
     """Differentially private proximal randomized coordinate descent (DP-CD).
 
     Minimises ``F(w) = (1/n) sum_i loss(x_i . w, y_i) + penalty(w)`` under
@@ -81,7 +81,8 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         T, the number of outer loops (1: the convex setting).
     smoothness : None, array of shape (n_features,) or float in (0, 1)
         None: computed from the data, with a ``PrivacyLeakWarning`` (and a leak
-        in the privacy report); array: public constants; float: the fraction of
+        in the privacy report, whose epsilon is then ``inf``: the fit is not
+        private); array: public constants; float: the fraction of
         epsilon spent estimating them privately (DP-CD-P, Laplace mechanism).
     feature_bounds : None, float or array, optional
         Public bound on ``|X_ij|`` per feature, used by the private estimate of
@@ -107,22 +108,28 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
     random_state : None, int, SeedSequence or numpy Generator
         Source of the coordinate choices and of the noise (reproducible).
     trace : bool, default=False
-        Record the objective of the would-be output every ``trace_every`` passes.
-        The trace is computed on the training data without noise: a diagnostic
-        for experiments, not covered by the guarantee (a
-        ``PrivacyLeakWarning`` is emitted and the leak recorded when epsilon is
-        finite).
+        Record the objective of the would-be output every ``trace_every`` passes,
+        in ``res.diagnostics.trace`` (implies ``diagnostics=True``).  A
+        non-private diagnostic, computed on the training data without noise.
     trace_every : float, default=1.0
+    diagnostics : bool, default=False
+        Also compute :class:`~sparsedp.solvers.NonPrivateDiagnostics`: the
+        objective F at ``coef`` on the training data and the number of moving
+        steps.  They are not part of the released output and not covered by the
+        privacy report: whoever publishes them (or anything computed from them,
+        e.g. a relative error) breaks the (epsilon, delta) guarantee.
 
     Returns
     -------
     Result
-        ``coef`` (the private output), ``objective`` (F at coef on the training
-        data: a diagnostic, not private), ``n_iter`` (coordinate updates T K), ``privacy``
-        (a :class:`~sparsedp.accounting.PrivacyLedger`), ``trace`` (dict with
-        ``"passes"`` and ``"objective"``) and ``info`` (``noise_multiplier``,
-        ``smoothness``, ``clip_thresholds``, ``noise_scales``, ``step_sizes``,
-        ``moves``).
+        ``coef`` (the private output), ``n_iter`` (coordinate updates T K),
+        ``privacy`` (a :class:`~sparsedp.accounting.PrivacyLedger`), ``info``
+        (public values: ``noise_multiplier``, ``smoothness``,
+        ``clip_thresholds``, ``noise_scales``, ``step_sizes``, ``inner_steps``,
+        ``outer``) and ``diagnostics`` (None unless ``diagnostics`` or
+        ``trace``; else non-private: ``objective``, ``trace`` with ``"passes"``
+        and ``"objective"``, ``counters["moves"]``, the steps that changed the
+        iterate).
 
     Examples
     --------
@@ -164,9 +171,6 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         X, datafit, smoothness, epsilon, feature_bounds, generator, ledger,
         delta=delta, mechanism=smoothness_mechanism)
     C = clip_thresholds(M, clip)
-    if trace and math.isfinite(epsilon):
-        _leak(ledger, "trace", "objective values computed on the training data "
-              "without noise (diagnostics for experiments only)")
     if math.isfinite(epsilon):
         if mu_left is None:
             z = calibrate_gaussian(eps_opt, delta, T * K)
@@ -205,14 +209,17 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
                 values.append(datafit.value(X @ current, y) + penalty.value(current))
         w = blocks.get_average(K) if averaging else blocks.get_theta()
 
-    value = datafit.value(X @ w, y) + penalty.value(w)
     info = {"noise_multiplier": z, "smoothness": M, "clip_thresholds": C,
             "noise_scales": sigma, "step_sizes": steps, "inner_steps": K,
-            "outer": T, "moves": moves}
-    tr = {"passes": np.array(passes_done), "objective": np.array(values)} \
-        if trace else None
-    return Result(coef=w, objective=value, n_iter=T * K, privacy=ledger, trace=tr,
-                  info=info)
+            "outer": T}
+    diag = None
+    if diagnostics or trace:  # non-private: computed on the data, not released
+        tr = {"passes": np.array(passes_done), "objective": np.array(values)} \
+            if trace else None
+        diag = NonPrivateDiagnostics(
+            objective=datafit.value(X @ w, y) + penalty.value(w), trace=tr,
+            counters={"moves": moves})
+    return Result(coef=w, n_iter=T * K, privacy=ledger, info=info, diagnostics=diag)
 
 
 def split_generator(generator):

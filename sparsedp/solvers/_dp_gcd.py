@@ -18,8 +18,8 @@ from ..accounting import PrivacyLedger
 from ..penalties import as_penalty
 from ._dp_cd import _check_positive, check_privacy_budget
 from ._exact import check_datafit
-from ._result import Result
-from ._smoothness import _leak, clip_thresholds, resolve_smoothness
+from ._result import NonPrivateDiagnostics, Result
+from ._smoothness import clip_thresholds, resolve_smoothness
 
 __all__ = ["dp_gcd", "calibrate_dp_gcd"]
 
@@ -147,7 +147,7 @@ def calibrate_dp_gcd(epsilon, delta, n_iter, selection=DEFAULT_SELECTION,
 def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_size=1.0,
            rule="gs-r", selection=None, smoothness=None, feature_bounds=None,
            gradient_noise="laplace", random_state=None, trace=False,
-           refresh_every=1000):
+           refresh_every=1000, diagnostics=False):
     """Differentially private (proximal) greedy coordinate descent (DP-GCD).
 
     Minimises ``F(w) = (1/n) sum_i loss(x_i . w, y_i) + penalty(w)`` under
@@ -201,7 +201,8 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
         says which ran.
     smoothness : None, array of shape (n_features,) or float in (0, 1)
         As in :func:`dp_cd`: None computes M_j from the data (``PrivacyLeakWarning``
-        and a leak on the ledger), an array is public, a float is the fraction of
+        and a leak on the ledger, whose epsilon is then ``inf``), an array is
+        public, a float is the fraction of
         epsilon spent on a private estimate (Laplace mechanism).
     feature_bounds : None, float or array
         Public bound on ``|X_ij|`` for the private estimate of M_j.
@@ -209,22 +210,32 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
         Noise of the released gradient (Gaussian: same zCDP cost as the selection).
     random_state : None, int, SeedSequence or numpy Generator
     trace : bool, default=False
-        Record the objective after every iteration (a diagnostic on the
-        training data: warned and recorded as a leak when epsilon is finite).
+        Record the objective after every iteration, in
+        ``res.diagnostics.trace`` (implies ``diagnostics=True``).  A non-private
+        diagnostic, computed on the training data without noise.
     refresh_every : int, default=1000
         Iterations between full recomputations of the incrementally kept gradient.
+    diagnostics : bool, default=False
+        Also compute :class:`~sparsedp.solvers.NonPrivateDiagnostics`: the
+        objective F at ``coef`` on the training data and the kernel's
+        data-dependent counters.  They are not part of the released output and
+        not covered by the privacy report: whoever publishes them (or anything
+        computed from them, e.g. a relative error) breaks the (epsilon, delta)
+        guarantee.
 
     Returns
     -------
     Result
-        ``coef``, ``objective`` (F at coef on the training data: a diagnostic),
-        ``n_iter``, ``privacy`` (a :class:`~sparsedp.accounting.PrivacyLedger`),
-        ``trace`` (``"iterations"``, ``"objective"``) and ``info``
-        (``epsilon0``, ``selection``, ``selection_scale`` b, ``score_sensitivity``,
+        ``coef``, ``n_iter``, ``privacy`` (a
+        :class:`~sparsedp.accounting.PrivacyLedger`), ``info`` (public values and
+        private outputs: ``epsilon0``, ``selection``, ``rule``,
+        ``selection_scale`` b, ``score_sensitivity``, ``gradient_noise``,
         ``noise_scales`` (of the gradient), ``smoothness``, ``clip_thresholds``,
         ``step_sizes``, ``selected`` and ``released`` (the private outputs of each
-        iteration), and the diagnostics ``fallbacks`` and ``refreshes``, which
-        depend on the data and are not covered by the guarantee).
+        iteration)) and ``diagnostics`` (None unless ``diagnostics`` or
+        ``trace``; else non-private: ``objective``, ``trace`` with
+        ``"iterations"`` and ``"objective"``, ``counters["fallbacks"]`` and
+        ``counters["refreshes"]``, which depend on the data).
 
     Examples
     --------
@@ -275,9 +286,6 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
                          "nothing to optimise")
     C = clip_thresholds(M, clip)
     steps = np.divide(step_size, M, out=np.zeros(p), where=M > 0)
-    if trace and math.isfinite(epsilon):
-        _leak(ledger, "trace", "objective values computed on the training data "
-              "without noise (diagnostics for experiments only)")
     live = np.flatnonzero(M > 0)  # coordinates that can move (see below)
     if math.isfinite(epsilon):
         if selection is None:
@@ -323,12 +331,15 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
     w = np.zeros(p)
     w[live] = kernel.coef
     selected = live[selected]
-    value = datafit.value(X @ w, y) + penalty.value(w)
     info = {"epsilon0": eps0, "selection": selection, "rule": rule,
             "selection_scale": scale, "score_sensitivity": sensitivity,
             "gradient_noise": gradient_noise, "noise_scales": noise_scales,
             "smoothness": M, "clip_thresholds": C, "step_sizes": steps,
-            "selected": selected, "released": released,
-            "fallbacks": kernel.tree.n_fallbacks, "refreshes": kernel.n_refreshes}
-    return Result(coef=w, objective=value, n_iter=n_iter, privacy=ledger, trace=tr,
-                  info=info)
+            "selected": selected, "released": released}
+    diag = None
+    if diagnostics or trace:  # non-private: computed on the data, not released
+        diag = NonPrivateDiagnostics(
+            objective=datafit.value(X @ w, y) + penalty.value(w), trace=tr,
+            counters={"fallbacks": kernel.tree.n_fallbacks,
+                      "refreshes": kernel.n_refreshes})
+    return Result(coef=w, n_iter=n_iter, privacy=ledger, info=info, diagnostics=diag)

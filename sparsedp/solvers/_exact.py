@@ -5,7 +5,7 @@ from .._cd_fast import cd_epochs, kkt_violation
 from .._validation import check_X_y
 from ..datafits import _Datafit
 from ..penalties import as_penalty
-from ._result import Result
+from ._result import NonPrivateDiagnostics, Result
 
 __all__ = ["exact"]
 
@@ -41,8 +41,10 @@ def exact(X, y, datafit, penalty=None, *, tol=1e-10, max_epochs=10_000,
     Returns
     -------
     Result
-        ``coef``, ``objective``, ``n_iter`` (epochs), ``converged`` and
-        ``info["kkt_violation"]``; ``privacy`` is None (nothing is private).
+        ``coef``, ``n_iter`` (epochs), ``converged`` and ``diagnostics`` (always
+        filled: a :class:`~sparsedp.solvers.NonPrivateDiagnostics` with
+        ``objective`` = F(coef) and ``counters["kkt_violation"]``); ``privacy``
+        is None and nothing is private: every value is computed on the data.
     """
     datafit = check_datafit(datafit)
     penalty = as_penalty(penalty)
@@ -66,6 +68,6 @@ def exact(X, y, datafit, penalty=None, *, tol=1e-10, max_epochs=10_000,
         if violation <= tol:
             break
     value = datafit.value(margin, y) + penalty.value(w)
-    return Result(coef=w, objective=value, n_iter=epochs,
-                  converged=bool(violation <= tol),
-                  info={"kkt_violation": violation})
+    return Result(coef=w, n_iter=epochs, converged=bool(violation <= tol),
+                  diagnostics=NonPrivateDiagnostics(
+                      objective=value, counters={"kkt_violation": violation}))
