@@ -132,8 +132,8 @@ def ours_dp_cd(X, y, datafit, lam, clip):
 
     def run(n_passes):
         res = dp_cd(X, y, datafit, L1(lam), epsilon=1.0, delta=1e-5, passes=n_passes,
-                    clip=clip, smoothness=M, random_state=0)
-        info["moves"] = res.info["moves"] / res.n_iter
+                    clip=clip, smoothness=M, random_state=0, diagnostics=True)
+        info["moves"] = res.diagnostics["moves"] / res.n_iter
     return run, info
 
 
