@@ -14,6 +14,7 @@ from sparsedp._dp_cd_fast import (
 )
 from sparsedp.accounting import calibrate_gaussian, gaussian_epsilon
 from sparsedp.datafits import Logistic, Squared
+from sparsedp._noise import NOISE_ETA, IntegerNoise, float_sum_factor
 from sparsedp.exceptions import PrivacyLeakWarning
 from sparsedp.penalties import L1, L2, ElasticNet
 from sparsedp.solvers import NonPrivateDiagnostics, dp_cd, exact, objective
@@ -38,9 +39,13 @@ def fisher_yates(rng, p):
     return perm
 
 
-def reference_dp_cd(X, y, datafit, penalty, M, clip, sigma, step_size, T, K, seed,
+def reference_dp_cd(X, y, datafit, penalty, M, clip, info, step_size, T, K, seed,
                     averaging=True, selection="uniform"):
-    """Naive DP-CD (dense numpy, O(p) average per step) on the same random streams."""
+    """Naive DP-CD (dense numpy, O(p) average per step) on the same random streams.
+
+    The release: the clipped sum over the column's nonzeros (in CSC order) on the
+    grid g_j = 2 C_j rho / S plus g_j K, K from the integer law of sd z S.
+    """
     # dp_cd's streams: SFC64 generators seeded by entropy drawn from default_rng(seed)
     rng_index, rng_noise = (
         np.random.Generator(np.random.SFC64(np.random.SeedSequence(entropy)))
@@ -51,6 +56,10 @@ def reference_dp_cd(X, y, datafit, penalty, M, clip, sigma, step_size, T, K, see
     else:  # passes over fresh permutations
         coordinates = np.concatenate([fisher_yates(rng_index, X.shape[1])
                                       for _ in range(-(-n_steps // X.shape[1]))])
+    z, points = info["noise_multiplier"], info["grid_points"]
+    draws = IntegerNoise("gaussian", z * points).draw(rng_noise, n_steps)
+    grid_per_clip = 2.0 * info["float_sum_factor"] / points
+    Xc = X.tocsc()
     X = X.toarray()
     n, p = X.shape
     C = np.sqrt(M / M.sum()) * clip
@@ -60,10 +69,17 @@ def reference_dp_cd(X, y, datafit, penalty, M, clip, sigma, step_size, T, K, see
         iterates = []
         for _ in range(K):
             j, coordinates = int(coordinates[0]), coordinates[1:]
-            terms = X[:, j] * datafit.derivative(X @ theta, y)
-            g = np.clip(terms, -C[j], C[j]).sum() / n
-            if sigma[j] > 0:
-                g += sigma[j] * rng_noise.standard_normal()
+            rows = Xc.indices[Xc.indptr[j]:Xc.indptr[j + 1]]
+            terms = Xc.data[Xc.indptr[j]:Xc.indptr[j + 1]] * datafit.derivative(
+                X[rows] @ theta, y[rows])
+            G = 0.0
+            for term in np.clip(terms, -C[j], C[j]):  # in CSC order, as the kernel
+                G += term
+            if C[j] > 0:
+                inv = grid_per_clip ** -1 * (1.0 - 2.0 ** -50) / C[j]
+                G = grid_per_clip * C[j] * (np.rint(G * inv) + draws[0])
+                draws = draws[1:]
+            g = G / n
             gamma = step_size / M[j]
             theta[j] = penalty.prox(np.array([theta[j] - gamma * g]), gamma)[0]
             iterates.append(theta.copy())
@@ -114,7 +130,7 @@ def test_matches_naive_reference_on_the_same_random_stream(datafit, penalty, log
                 averaging=averaging, selection=selection, random_state=seed)
     K = res.info["inner_steps"]
     assert K * outer == passes * 12
-    ref = reference_dp_cd(X, y, datafit, penalty, M, clip, res.info["noise_scales"],
+    ref = reference_dp_cd(X, y, datafit, penalty, M, clip, res.info,
                           step, outer, K, seed, averaging, selection)
     np.testing.assert_allclose(res.coef, ref, rtol=1e-10, atol=1e-12)
 
@@ -166,12 +182,17 @@ def test_noise_is_calibrated_exactly():
                 clip=3.0, smoothness=M, random_state=0)
     steps = 4 * 20
     z = res.info["noise_multiplier"]
-    assert z == calibrate_gaussian(0.5, 1e-6, steps)
+    # the sampler's slack H = eta_max T K (sparsedp._noise) comes off first
+    H = NOISE_ETA * steps
+    assert z == calibrate_gaussian(0.5 - 2 * H, 1e-6 * math.exp(-H), steps)
     assert gaussian_epsilon(z, steps, 1e-6) <= 0.5
     assert gaussian_epsilon(z * (1 - 1e-6), steps, 1e-6) > 0.5  # tight
     C = np.sqrt(M / M.sum()) * 3.0
     np.testing.assert_allclose(res.info["clip_thresholds"], C, rtol=1e-14)
-    np.testing.assert_allclose(res.info["noise_scales"], z * 2 * C / 100, rtol=1e-14)
+    rho = res.info["float_sum_factor"]  # the computed sum's sensitivity is 2 C_j rho
+    assert 1 < rho < 1 + 1e-11
+    np.testing.assert_allclose(res.info["noise_scales"], z * rho * 2 * C / 100, rtol=1e-14)
+    np.testing.assert_allclose(res.info["grid"], rho * 2 * C / 100 / 1024, rtol=1e-14)
     assert res.privacy.epsilon <= 0.5 and res.privacy.private
 
 
@@ -246,7 +267,7 @@ def test_clipped_gradient_sensitivity_is_at_most_2C_over_n(datafit, logistic):
             margin = A @ theta
             deriv = datafit.derivative(margin, b)
             gen = np.random.default_rng(trial)  # same coordinate on both sides
-            dp_cd_steps(datafit.kind, blocks, b, margin, deriv, 0.0, False,
+            dp_cd_steps(datafit.kind, blocks, b, margin, deriv, "none", 0.0, 0.0, False,
                         0, 1, 0.0, 0.0, RandomStreams(p, gen, np.random.default_rng(0)))
             th = blocks.get_theta()
             j = int(np.random.default_rng(trial).integers(0, p, size=BATCH)[0])
@@ -290,7 +311,7 @@ def test_private_smoothness_is_laplace_with_the_right_scale():
     draws = np.array([private_smoothness(X, Squared(), 0.5, bounds,
                                          np.random.default_rng(s))[0]
                       for s in range(3000)])
-    scale = 5 * b / (200 * 0.5)
+    scale = 5 * b / (200 * 0.5) * float_sum_factor(200)  # the computed sums' sensitivity
     assert np.all((draws >= scale) & (draws <= b))
     assert np.all(np.mean(draws == scale, axis=0) > 0.05)  # the floor is reached
     for j in range(5):  # law: min(max(clipped_j + Lap(scale_j), scale_j), b_j)
@@ -329,9 +350,10 @@ def test_private_smoothness_is_raised_to_its_noise_scale_and_capped():
     n = 1000
     X = sp.csc_array(np.c_[rng.standard_normal(n), rng.standard_normal(n) * 0.01])
     bounds = np.array([50.0, 50.0])  # far above both features' values
-    M, scale = private_smoothness(X, Squared(), 1.0, bounds, rng)
+    M, scale, eta = private_smoothness(X, Squared(), 1.0, bounds, rng)
     b = Squared().beta * bounds**2
-    np.testing.assert_allclose(scale, 2 * b / n)
+    np.testing.assert_allclose(scale, 2 * b / n * float_sum_factor(n), rtol=1e-15)
+    assert 0 < eta <= NOISE_ETA
     assert np.all(M >= scale) and np.all(M <= b)
     draws = np.array([private_smoothness(X, Squared(), 1.0, bounds,
                                          np.random.default_rng(s))[0] for s in range(400)])
@@ -365,7 +387,9 @@ def test_dp_cd_p_accounts_the_whole_budget():
     assert res.privacy.private
     assert res.privacy.epsilon <= 1.0 + 1e-9
     assert res.privacy.epsilon > 0.99
-    assert res.info["noise_multiplier"] == calibrate_gaussian(0.9, 1e-5, 20)
+    H = NOISE_ETA * (20 + 10)  # the sampler's slack (sparsedp._noise)
+    assert res.info["noise_multiplier"] == calibrate_gaussian(
+        0.9 * (1 - 2 * H), 1e-5 * math.exp(-H), 20)
     assert "laplace" in str(res.privacy) and "gaussian" in str(res.privacy)
 
 
@@ -546,17 +570,17 @@ def test_kernel_rejects_mismatched_inputs():
         CoordinateBlocks(Truncated(), np.ones(5), np.ones(5), np.zeros(5))
     blocks = CoordinateBlocks(X, np.ones(5), np.ones(5), np.zeros(5))
     margin, deriv = np.zeros(20), Squared().derivative(np.zeros(20), y)
-    args = (0, blocks, y, margin, deriv, 0.0)
+    args = (0, blocks, y, margin, deriv, "none", 0.0, 0.0)
     with pytest.raises(ValueError, match="streams were made for 6 features"):
         dp_cd_steps(*args, False, 0, 1, 0.0, 0.0,
                     RandomStreams(6, np.random.default_rng(0), np.random.default_rng(1)))
     for short in range(3):  # y, margin or deriv one entry short
         arrays = [a[:19] if i == short else a for i, a in enumerate((y, margin, deriv))]
         with pytest.raises(ValueError, match="one entry per sample \\(20\\)"):
-            dp_cd_steps(0, blocks, *arrays, 0.0, False, 0, 1, 0.0, 0.0,
+            dp_cd_steps(0, blocks, *arrays, "none", 0.0, 0.0, False, 0, 1, 0.0, 0.0,
                         RandomStreams(5, np.random.default_rng(0), np.random.default_rng(1)))
     with pytest.raises(TypeError):
-        dp_cd_steps(0, None, y, margin, deriv, 0.0, False, 0, 1, 0.0, 0.0,
+        dp_cd_steps(0, None, y, margin, deriv, "none", 0.0, 0.0, False, 0, 1, 0.0, 0.0,
                     RandomStreams(5, np.random.default_rng(0), np.random.default_rng(1)))
     with pytest.raises(TypeError):
         dp_cd_steps(*args, False, 0, 1, 0.0, 0.0, None)
@@ -619,7 +643,7 @@ def test_narrow_and_wide_rows_run_the_same_steps(logistic):
         margin = np.zeros(300)
         deriv = datafit.derivative(margin, y)
         streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1))
-        moves = dp_cd_steps(datafit.kind, blocks, y, margin, deriv, 1.0, True, 0, 5 * p,
+        moves = dp_cd_steps(datafit.kind, blocks, y, margin, deriv, "raw", 2.0, 0.0, True, 0, 5 * p,
                             1e-3, 0.0, streams)
         runs.append((moves, blocks.get_theta(), margin, deriv, blocks.get_average(5 * p)))
     (m1, *a), (m2, *b) = runs
@@ -646,7 +670,7 @@ def test_lazy_average_in_the_headers_equals_the_naive_average():
         blocks.reset_average()
         iterates = []
         for k in range(60):
-            dp_cd_steps(0, blocks, y, margin, deriv, 1.0, True, k, 1, 0.05, 0.0, streams)
+            dp_cd_steps(0, blocks, y, margin, deriv, "raw", 2.0, 0.0, True, k, 1, 0.05, 0.0, streams)
             iterates.append(blocks.get_theta())
             if k % 7 == 6:
                 np.testing.assert_allclose(blocks.get_average(k + 1),
@@ -657,14 +681,14 @@ def test_lazy_average_in_the_headers_equals_the_naive_average():
         buf = blocks.buffer
         return [tuple(buf[o:o + 48].view(HEADER)[0])[3:5] for o in blocks.offsets[:-1]]
     before = sums()
-    dp_cd_steps(0, blocks, y, margin, deriv, 1.0, False, 60, 50, 0.05, 0.0, streams)
+    dp_cd_steps(0, blocks, y, margin, deriv, "raw", 2.0, 0.0, False, 60, 50, 0.05, 0.0, streams)
     assert not np.array_equal(blocks.get_theta(), iterates[-1])
     assert sums() == before
     with pytest.raises(ValueError, match="k must be >= 1"):
         blocks.get_average(0)
     # an average up to an iterate before the last recorded move cannot be formed
     blocks.reset_average()
-    dp_cd_steps(0, blocks, y, margin, deriv, 1.0, True, 0, 30, 0.05, 0.0, streams)
+    dp_cd_steps(0, blocks, y, margin, deriv, "raw", 2.0, 0.0, True, 0, 30, 0.05, 0.0, streams)
     last = max(t[4] for t in (blocks.buffer[o:o + 48].view(HEADER)[0]
                               for o in blocks.offsets[:-1]))
     assert last > 2
@@ -727,7 +751,7 @@ def test_logistic_derivative_cache_after_moving_steps():
     margin = np.zeros(1000)
     deriv = Logistic().derivative(margin, y)
     streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1))
-    moves = dp_cd_steps(Logistic().kind, blocks, y, margin, deriv, 5.0, False, 0, 20 * p,
+    moves = dp_cd_steps(Logistic().kind, blocks, y, margin, deriv, "raw", 10.0, 0.0, False, 0, 20 * p,
                         0.0, 0.0, streams)
     assert moves == 20 * p
     np.testing.assert_allclose(margin, X @ blocks.get_theta(), rtol=1e-12, atol=1e-12)

@@ -15,6 +15,8 @@ from sparsedp.accounting import PrivacyLedger, calibrate_pure_composition
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.exceptions import PrivacyLeakWarning
 from sparsedp.penalties import L1, L2, ElasticNet, as_penalty
+from sparsedp._noise import NOISE_ETA
+from sparsedp.solvers._dp_gcd import SCORE_FLOAT_FACTOR
 from sparsedp.solvers import NonPrivateDiagnostics, calibrate_dp_gcd, dp_gcd, exact, objective
 
 RULES = ["gs-r", "gs-s", "gs-q"]
@@ -123,16 +125,31 @@ def test_selection_over_many_blocks_and_after_updates(selection):
     assert chi2_pvalue(observed, expected) > 1e-3
 
 
-def test_exponential_selection_uses_one_uniform_like_inverse_cdf():
-    # same random stream: the lazy descent picks what the naive inverse CDF picks
+def test_exponential_selection_is_the_integer_inverse_cdf():
+    # same random stream: the block descent picks what the naive inverse CDF over
+    # the integer weights picks, draw for draw (a uniform integer below their sum
+    # from 64-bit words by masked rejection; every weight here is an exact integer,
+    # so no acceptance test runs)
+    import bisect
+    import itertools
     rng = np.random.default_rng(7)
     s = rng.normal(size=3000)
     b = 0.3
-    lazy = NoisyMax(s, b, "exponential", np.random.default_rng(8)).draw(5000)
-    u = np.random.default_rng(8).random(5000)
-    weights = np.exp((s - s.max()) / b)
-    naive = np.searchsorted(np.cumsum(weights), u * weights.sum(), side="right")
-    assert np.mean(lazy == naive) > 0.999
+    nm = NoisyMax(s, b, "exponential", np.random.default_rng(8))
+    lazy = nm.draw(5000)
+    r = nm.integer_weights()
+    assert min(r) > 2 ** 52
+    assert abs(r[0] / r[1] - math.exp((s[0] - s[1]) / b)) < 1e-12
+    cum, total = list(itertools.accumulate(r)), sum(r)
+    bits = (total - 1).bit_length()
+    words = iter(int(w) for w in np.random.default_rng(8).bit_generator.random_raw(20_000))
+    naive = []
+    for _ in range(5000):
+        x = total
+        while x >= total:
+            x = (next(words) >> (128 - bits) << 64) | next(words)
+        naive.append(bisect.bisect_right(cum, x))
+    assert np.array_equal(lazy, naive)
 
 
 def test_argmax_selection_is_the_first_largest():
@@ -160,8 +177,10 @@ def make_kernel(X, y, datafit, penalty, clip, rule="gs-r", selection="argmax", b
     M = datafit.smoothness(X)
     C = np.sqrt(M / M.sum()) * clip
     steps = np.divide(1.0, M, out=np.zeros_like(M), where=M > 0)
+    zeros = np.zeros(X.shape[1])
     return GreedyKernel(X, y, datafit.kind, M, C, steps, penalty.l1, penalty.l2, rule,
-                        selection, b, value_noise, np.full(X.shape[1], value_scale),
+                        selection, b, value_noise, None, zeros, zeros,
+                        np.full(X.shape[1], value_scale),
                         np.random.default_rng(seed), refresh_every, refresh_work), M, C
 
 
@@ -170,7 +189,7 @@ def make_kernel(X, y, datafit, penalty, clip, rule="gs-r", selection="argmax", b
 def test_incremental_gradient_equals_recomputed(datafit, penalty, logistic, clip):
     X, y = make_sparse_problem(n=50, p=120, density=0.3, logistic=logistic, seed=1)
     kernel, _, _ = make_kernel(X, y, datafit, penalty, clip, selection="exponential",
-                               b=0.01, value_noise="laplace", value_scale=0.05)
+                               b=0.01, value_noise="raw_laplace", value_scale=0.05)
     kernel.run(2000)
     assert kernel.n_refreshes == 0  # all 2000 updates incremental
     w = kernel.coef
@@ -310,10 +329,11 @@ def test_released_gradient_and_scores_have_the_calibrated_sensitivity(
         w = rng.normal(size=25) * (rng.random(25) < 0.5)
         for rule in RULES:
             pen = as_penalty(penalty)
+            z = np.zeros(25)
             k1 = GreedyKernel(X, y, datafit.kind, M, C, 1.0 / M, pen.l1, pen.l2, rule,
-                              "argmax", 0.0, "none", np.zeros(25), np.random.default_rng())
+                              "argmax", 0.0, "none", None, z, z, z, np.random.default_rng())
             k2 = GreedyKernel(X2, y2, datafit.kind, M, C, 1.0 / M, pen.l1, pen.l2, rule,
-                              "argmax", 0.0, "none", np.zeros(25), np.random.default_rng())
+                              "argmax", 0.0, "none", None, z, z, z, np.random.default_rng())
             k1.reset(w)
             k2.reset(w)
             worst_g = max(worst_g, np.max(np.abs(k1.gradient - k2.gradient)
@@ -355,7 +375,9 @@ def test_released_gradient_noise_has_the_calibrated_law(gradient_noise, selectio
 @pytest.mark.parametrize("n_iter", [1, 5, 20])
 def test_calibration_spends_the_budget_and_no_more(selection, gradient_noise, n_iter):
     eps, delta = 1.0, 1e-6
-    e0 = calibrate_dp_gcd(eps, delta, n_iter, selection, gradient_noise)
+    H = NOISE_ETA * n_iter  # the integer sampler's slack (sparsedp._noise)
+    e0 = calibrate_dp_gcd(eps - 2 * H, delta * math.exp(-H), n_iter, selection,
+                          gradient_noise)
     X, y = make_sparse_problem(n=30, p=20)
     res = dp_gcd(X, y, Squared(), L1(0.01), epsilon=eps, delta=delta, n_iter=n_iter,
                  clip=1.0, smoothness=np.ones(20), selection=selection,
@@ -366,7 +388,8 @@ def test_calibration_spends_the_budget_and_no_more(selection, gradient_noise, n_
     assert res.privacy.private
     # the selection noise: scale 2 Delta / eps0 for both mechanisms
     n, trace = 30, 20.0
-    assert res.info["selection_scale"] == pytest.approx(2 * (2 / (n * trace ** 0.5)) / e0)
+    assert res.info["selection_scale"] == pytest.approx(
+        2 * (2 / (n * trace ** 0.5)) * SCORE_FLOAT_FACTOR / e0, rel=1e-14)
 
 
 def papers_advanced_epsilon0(epsilon, delta, k):
@@ -447,7 +470,9 @@ def test_same_seed_same_fit_and_leaks_are_reported():
         d = dp_gcd(X, y, Logistic(), L1(0.01), smoothness=0.1, **kw)
     assert d.privacy.epsilon == math.inf  # the feature bounds leaked
     assert d.privacy.get_epsilon(1e-4, ignore_leaks=True) <= 1.0 + 1e-9
-    assert d.info["epsilon0"] == calibrate_dp_gcd(0.9, 1e-4, 10, d.info["selection"])
+    H = NOISE_ETA * (10 + X.shape[1])  # the integer sampler's slack: 10 + p draws
+    assert d.info["epsilon0"] == calibrate_dp_gcd(0.9 * (1 - 2 * H), 1e-4 * math.exp(-H), 10,
+                                                  d.info["selection"])
 
 
 @pytest.mark.parametrize("kwargs,match", [

@@ -12,6 +12,8 @@ import numpy as np
 
 from .._dp_cd_fast import (
     CoordinateBlocks, RandomStreams, dp_cd_steps)
+from .._noise import NOISE_ETA, IntegerNoise, grid_scale
+from .._planted import active
 from .._validation import check_X_y, check_random_state
 from ..accounting import PrivacyLedger, calibrate_gaussian
 from ..penalties import as_penalty
@@ -167,27 +169,55 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
     generator = check_random_state(random_state)
     ledger = PrivacyLedger(delta=delta)
 
+    # every integer noise draw has a law within exp(+-eta) of the ideal law,
+    # eta <= NOISE_ETA: the ideal mechanisms get (epsilon - 2 H, delta e^-H),
+    # H = eta * draws (PrivacyLedger.add_sampler_error); draws: T K gradients
+    # and p smoothness constants if they are estimated
+    private_m = smoothness is not None and np.ndim(smoothness) == 0
+    slack = NOISE_ETA * (T * K + p * private_m) if math.isfinite(epsilon) else 0.0
+    eps_ideal, delta_opt = epsilon - 2.0 * slack, delta * math.exp(-slack)
+    if eps_ideal <= 0:
+        raise ValueError(f"epsilon = {epsilon} is below the sampler's slack {2 * slack:.3g}")
     M, eps_opt, mu_left = resolve_smoothness(
-        X, datafit, smoothness, epsilon, feature_bounds, generator, ledger,
-        delta=delta, mechanism=smoothness_mechanism)
+        X, datafit, smoothness, eps_ideal, feature_bounds, generator, ledger,
+        delta=delta_opt, mechanism=smoothness_mechanism)
     C = clip_thresholds(M, clip)
     if math.isfinite(epsilon):
         if mu_left is None:
-            z = calibrate_gaussian(eps_opt, delta, T * K)
+            z = calibrate_gaussian(eps_opt, delta_opt, T * K)
         else:  # exact GDP split; nudged up so that rounding never helps
             z = math.sqrt(T * K) / mu_left * (1.0 + 1e-12)
-        sigma = z * 2.0 * C / n
+        # the release on a public grid: G_j (a sum of at most n clipped terms,
+        # before the division by n) -> g_j (rint(G_j / g_j) + K), K discretised
+        # Gaussian of sd z S; g_j = 2 C_j rho / S (sparsedp._noise)
+        rho, points, scale = grid_scale(z, n)
+        noise = IntegerNoise("gaussian", scale / 2.0 if active("noise_halved") else scale)
+        grid_per_clip = 2.0 * rho / points
+        if active("sensitivity_halved"):
+            grid_per_clip /= 2.0
+        inv_grid_per_clip = 1.0 / grid_per_clip * (1.0 - 2.0 ** -50)
+        mode = "grid"
+        if active("raw_float_noise"):
+            mode, grid_per_clip = "raw", 2.0 * z
+        sigma = z * rho * 2.0 * C / n
         ledger.add_gaussian(
-            "coordinate gradients (Gaussian, L2 sensitivity 2 C_j / n, "
-            "sigma_j = z * 2 C_j / n)", z, count=T * K)
+            "coordinate gradients (discretised Gaussian on a grid, L2 sensitivity "
+            "2 C_j rho / n of the computed sum, sigma_j = z * 2 C_j rho / n)", z,
+            count=T * K)
+        ledger.add_sampler_error("coordinate gradients' integer noise", noise.eta,
+                                 count=T * K)
+        info_noise = {"grid": grid_per_clip * C / n, "grid_points": points,
+                      "float_sum_factor": rho}
     else:
-        z = 0.0
+        z, noise, mode, grid_per_clip, inv_grid_per_clip = 0.0, None, "none", 0.0, 0.0
         sigma = np.zeros(p)
+        info_noise = {}
     steps = np.divide(step_size, M, out=np.zeros(p), where=M > 0)
 
     w = np.zeros(p)
     blocks = CoordinateBlocks(X, steps, C, w)  # holds the kernel's iterate theta
-    streams = RandomStreams(p, *split_generator(generator), selection=selection)
+    streams = RandomStreams(p, *split_generator(generator), selection=selection,
+                            noise=noise)
     every = max(1, int(round(trace_every * p)))
     passes_done, values = [], []
     moves = 0
@@ -200,8 +230,9 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         while k < K:
             todo = min(K - k, every - (t * K + k) % every) if trace else K
             moves += dp_cd_steps(
-                datafit.kind, blocks, y, margin, deriv, z,
-                averaging, k, todo, penalty.l1, penalty.l2, streams)
+                datafit.kind, blocks, y, margin, deriv, mode, grid_per_clip,
+                inv_grid_per_clip, averaging, k, todo, penalty.l1, penalty.l2, streams,
+                clip_terms=not active("no_clipping"))
             k += todo
             if trace and ((t * K + k) % every == 0 or (t == T - 1 and k == K)):
                 current = blocks.get_average(k) if averaging else blocks.get_theta()
@@ -211,7 +242,7 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
 
     info = {"noise_multiplier": z, "smoothness": M, "clip_thresholds": C,
             "noise_scales": sigma, "step_sizes": steps, "inner_steps": K,
-            "outer": T}
+            "outer": T, **info_noise}
     diag = None
     if diagnostics or trace:  # non-private: computed on the data, not released
         tr = {"passes": np.array(passes_done), "objective": np.array(values)} \

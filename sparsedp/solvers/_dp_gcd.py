@@ -13,6 +13,8 @@ import numbers
 import numpy as np
 
 from .._dp_gcd_fast import GreedyKernel
+from .._noise import NOISE_ETA, IntegerNoise, grid_for, grid_scale
+from .._planted import active
 from .._validation import check_X_y, check_random_state
 from ..accounting import PrivacyLedger
 from ..penalties import as_penalty
@@ -27,6 +29,11 @@ SELECTIONS = ("exponential", "laplace")
 GRADIENT_NOISES = ("laplace", "gaussian")
 RULES = ("gs-r", "gs-s", "gs-q")
 DEFAULT_SELECTION = "laplace"  # of calibrate_dp_gcd; dp_gcd's None: _auto_selection
+# The noise of the selection is calibrated for the scores' sensitivity times this:
+# room for the kept gradient's rounding drift (at most 2**-14 of a coordinate
+# gradient's sensitivity on each side, GreedyKernel) and for the floating-point
+# evaluation of the scores (docs/privacy.rst, "Floating point").
+SCORE_FLOAT_FACTOR = 1.0 + 2.0 ** -10
 
 
 def _auto_selection(epsilon, delta, n_iter, n_candidates, gradient_noise):
@@ -278,7 +285,16 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
     generator = check_random_state(random_state)
     ledger = PrivacyLedger(delta=delta)
 
-    M, eps_opt, _ = resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds,
+    # every integer noise draw has a law within exp(+-eta) of the ideal law,
+    # eta <= NOISE_ETA: the ideal mechanisms get (epsilon - 2 H, delta e^-H), H =
+    # eta * draws (PrivacyLedger.add_sampler_error); draws: n_iter gradients and
+    # p smoothness constants if they are estimated
+    private_m = smoothness is not None and np.ndim(smoothness) == 0
+    slack = NOISE_ETA * (n_iter + p * private_m) if math.isfinite(epsilon) else 0.0
+    eps_ideal, delta_opt = epsilon - 2.0 * slack, delta * math.exp(-slack)
+    if eps_ideal <= 0:
+        raise ValueError(f"epsilon = {epsilon} is below the sampler's slack {2 * slack:.3g}")
+    M, eps_opt, _ = resolve_smoothness(X, datafit, smoothness, eps_ideal, feature_bounds,
                                        generator, ledger)
     trace_m = float(M.sum())
     if trace_m <= 0:
@@ -289,31 +305,50 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
     live = np.flatnonzero(M > 0)  # coordinates that can move (see below)
     if math.isfinite(epsilon):
         if selection is None:
-            selection, eps0 = _auto_selection(eps_opt, delta, n_iter, live.size,
+            selection, eps0 = _auto_selection(eps_opt, delta_opt, n_iter, live.size,
                                               gradient_noise)
         else:
-            eps0 = calibrate_dp_gcd(eps_opt, delta, n_iter, selection, gradient_noise)
-        sensitivity = 2.0 * clip / (n * math.sqrt(trace_m))
-        scale = 2.0 * sensitivity / eps0
+            eps0 = calibrate_dp_gcd(eps_opt, delta_opt, n_iter, selection, gradient_noise)
+        # the scores' sensitivity, with room for the kept gradient's rounding
+        # drift and the scores' floating-point evaluation (SCORE_FLOAT_FACTOR)
+        sensitivity = 2.0 * clip / (n * math.sqrt(trace_m)) * SCORE_FLOAT_FACTOR
+        scale = (1.0 if active("monotone_selection") else 2.0) * sensitivity / eps0
         multiplier = _value_multiplier(eps0, selection, gradient_noise)
-        noise_scales = multiplier * 2.0 * C / n
+        # the release on a public grid: G_j (a sum of at most n clipped terms)
+        # -> g_j (rint(G_j / g_j) + K), g_j = 2 C_j rho / S (sparsedp._noise)
+        law = "laplace" if gradient_noise == "laplace" else "gaussian"
+        rho, points, int_scale = grid_scale(multiplier, n)
+        noise_scales = multiplier * rho * 2.0 * C / n
+        if active("noise_halved"):
+            scale, int_scale = scale / 2.0, int_scale / 2.0
+        if active("sensitivity_halved"):
+            scale /= 2.0
+        noise = IntegerNoise(law, int_scale)
+        grid, inv_grid = grid_for(C if active("sensitivity_halved") else 2.0 * C,
+                                  rho, points)
+        value_noise = "raw_" + law if active("raw_float_noise") else "grid"
         _ledger(eps0, n_iter, selection, gradient_noise, delta,
                 score_sensitivity=sensitivity, ledger=ledger)
-        kernel_selection, value_noise = selection, gradient_noise
+        ledger.add_sampler_error("coordinate gradients' integer noise", noise.eta,
+                                 count=n_iter)
+        kernel_selection = selection
     else:
         selection = DEFAULT_SELECTION if selection is None else selection
         eps0, sensitivity, scale = math.inf, 0.0, 0.0
-        noise_scales = np.zeros(p)
+        noise_scales = grid = inv_grid = np.zeros(p)
+        noise, rho, points = None, 1.0, 0
         kernel_selection, value_noise = "argmax", "none"
 
     # A coordinate with M_j = 0 (an empty column) can never move: it is left out
     # of the noisy max.  Post-processing of M, which is public, a private
     # estimate, or the warned leak: the candidate set reveals nothing more.
     dead = live.size < p
+    C_kernel = np.full(p, math.inf) if active("no_clipping") else C
     kernel = GreedyKernel(X[:, live] if dead else X, y, datafit.kind,
-                          *(a[live] if dead else a for a in (M, C, steps)),
+                          *(a[live] if dead else a for a in (M, C_kernel, steps)),
                           penalty.l1, penalty.l2, rule, kernel_selection, scale,
-                          value_noise, noise_scales[live] if dead else noise_scales,
+                          value_noise, noise,
+                          *(a[live] if dead else a for a in (grid, inv_grid, noise_scales)),
                           generator, refresh_every)
     if trace:
         values = [datafit.value(kernel.margins, y)]
@@ -335,7 +370,8 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
             "selection_scale": scale, "score_sensitivity": sensitivity,
             "gradient_noise": gradient_noise, "noise_scales": noise_scales,
             "smoothness": M, "clip_thresholds": C, "step_sizes": steps,
-            "selected": selected, "released": released}
+            "selected": selected, "released": released, "grid": grid / n,
+            "grid_points": points, "float_sum_factor": rho}
     diag = None
     if diagnostics or trace:  # non-private: computed on the data, not released
         diag = NonPrivateDiagnostics(

@@ -12,6 +12,8 @@ import warnings
 
 import numpy as np
 
+from .._noise import IntegerNoise, grid_for, grid_scale
+from .._planted import active
 from ..exceptions import PrivacyLeakWarning
 
 __all__ = ["resolve_smoothness", "private_smoothness", "clip_thresholds"]
@@ -23,13 +25,13 @@ def _leak(ledger, name, description, stacklevel=4):
     ledger.add_leak(name, description)
 
 
-def _clipped_averages(X, datafit, bounds):
-    """(1/n) sum_i min(beta X_ij^2, b_j) for every column j."""
+def _clipped_sums(X, datafit, bounds):
+    """sum_i min(beta X_ij^2, b_j) for every column j (n terms in [0, b_j] each)."""
     n, p = X.shape
     sq = X.copy()
     sq.data = np.minimum(datafit.beta * sq.data ** 2,
                          bounds[np.repeat(np.arange(p), np.diff(X.indptr))])
-    return np.asarray(sq.sum(axis=0)).ravel() / n
+    return np.asarray(sq.sum(axis=0)).ravel()
 
 
 def private_smoothness(X, datafit, epsilon, feature_bounds, generator, *,
@@ -37,16 +39,21 @@ def private_smoothness(X, datafit, epsilon, feature_bounds, generator, *,
     """Private estimate of ``M_j`` (DP-CD-P): Laplace (epsilon-DP) or Gaussian.
 
     Per-sample constants ``beta X_ij^2`` are clipped to ``b_j = beta B_j^2``
-    (``B_j`` a public bound on ``|X_ij|``) and averaged; under replace-one
-    neighbours each average moves by at most ``b_j / n`` (the clipped values lie
-    in ``[0, b_j]``), so the vector ``(M_j / b_j)_j`` has L1 sensitivity ``p / n``
-    and L2 sensitivity ``sqrt(p) / n``.
+    (``B_j`` a public bound on ``|X_ij|``) and summed; under replace-one
+    neighbours each sum moves by at most ``b_j`` (the clipped values lie in
+    ``[0, b_j]``), so the vector ``(sum_j / b_j)_j`` has L1 sensitivity ``p``
+    and L2 sensitivity ``sqrt(p)``.  Each sum is released on its public grid
+    ``g_j = b_j rho / S`` (:mod:`sparsedp._noise`: ``rho`` covers the
+    floating-point sum; rounded sums of neighbours differ by at most S grid
+    points per coordinate), as ``g_j (rint(sum_j / g_j) + K_j)``:
 
-    * ``"laplace"``: ``Lap(p b_j / (n epsilon))`` on every coordinate, epsilon-DP
-      (the paper's ``2 b_j p / (n epsilon)`` is twice too much);
-    * ``"gaussian"``: ``N(0, (z sqrt(p) b_j / n)^2)`` with ``z = noise_multiplier``,
-      a Gaussian mechanism of multiplier z (``1/z``-GDP), far less noise when p is
-      large.
+    * ``"laplace"``: K_j discrete Laplace of scale ``p S / epsilon`` (the integer
+      vector has L1 sensitivity ``p S``): epsilon-DP; noise scale ``p b_j rho /
+      (n epsilon)`` on the average (the paper's ``2 b_j p / (n epsilon)`` is
+      twice too much);
+    * ``"gaussian"``: K_j discretised Gaussian of sd ``z sqrt(p) S`` (L2
+      sensitivity ``sqrt(p) S``): a Gaussian mechanism of multiplier z
+      (``noise_multiplier``, ``1/z``-GDP), far less noise when p is large.
 
     Post-processing: an estimate is raised to its noise scale when below it and
     capped at ``b_j``.  Below its noise scale an estimate cannot be told from
@@ -59,20 +66,35 @@ def private_smoothness(X, datafit, epsilon, feature_bounds, generator, *,
     -------
     M : ndarray of shape (n_features,)
     scale : ndarray of shape (n_features,)
-        The noise scale (Laplace scale or Gaussian standard deviation) per coordinate.
+        The noise scale (Laplace scale or Gaussian standard deviation) per
+        coordinate, on the average.
+    eta : float
+        The integer sampler's relative error (``PrivacyLedger.add_sampler_error``,
+        one draw per coordinate).
     """
     n, p = X.shape
     bounds = datafit.beta * np.asarray(feature_bounds, dtype=np.float64) ** 2
-    clipped = _clipped_averages(X, datafit, bounds)
+    sums = _clipped_sums(X, datafit, bounds)
     if mechanism == "laplace":
-        scale = p * bounds / (n * epsilon)
-        noise = generator.laplace(0.0, 1.0, size=p)
+        multiplier, law = p / epsilon, "laplace"
     elif mechanism == "gaussian":
-        scale = noise_multiplier * math.sqrt(p) * bounds / n
-        noise = generator.standard_normal(size=p)
+        multiplier, law = noise_multiplier * math.sqrt(p), "gaussian"
     else:
         raise ValueError(f"mechanism must be 'laplace' or 'gaussian', got {mechanism!r}")
-    return np.minimum(np.maximum(clipped + noise * scale, scale), bounds), scale
+    rho, points, int_scale = grid_scale(multiplier, n)
+    scale = multiplier * rho * bounds / n
+    if active("noise_halved"):
+        int_scale /= 2.0
+    noise = IntegerNoise(law, int_scale)
+    grid, inv_grid = grid_for(bounds / 2.0 if active("sensitivity_halved") else bounds,
+                              rho, points)
+    if active("raw_float_noise"):
+        draws = (generator.laplace(0.0, 1.0, size=p) if law == "laplace"
+                 else generator.standard_normal(size=p))
+        released = sums + draws * multiplier * bounds
+    else:
+        released = noise.release(sums, inv_grid, grid, generator)
+    return np.minimum(np.maximum(released / n, scale), bounds), scale, noise.eta
 
 
 def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generator,
@@ -140,19 +162,21 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
             raise ValueError("feature_bounds must be finite and non-negative")
         if mechanism == "laplace":
             eps_m = fraction * epsilon
-            M, _ = private_smoothness(X, datafit, eps_m, bounds, generator)
+            M, _, eta = private_smoothness(X, datafit, eps_m, bounds, generator)
             ledger.add_laplace(
-                "smoothness constants (Laplace, scale p b_j / (n eps'), L1 sensitivity "
-                "p b_j / n per coordinate)", 1.0 / eps_m, count=1)
+                "smoothness constants (discrete Laplace on a grid, scale p b_j rho / "
+                "(n eps'), L1 sensitivity p b_j rho / n)", 1.0 / eps_m, count=1)
+            ledger.add_sampler_error("smoothness constants' integer noise", eta, count=p)
             return M, epsilon - eps_m, None
         # Gaussian: split the GDP budget mu^2 of (epsilon, delta) exactly
         mu = 1.0 / calibrate_gaussian(epsilon, delta, 1)
         z_m = 1.0 / (math.sqrt(fraction) * mu)
-        M, _ = private_smoothness(X, datafit, None, bounds, generator,
-                                  mechanism="gaussian", noise_multiplier=z_m)
+        M, _, eta = private_smoothness(X, datafit, None, bounds, generator,
+                                       mechanism="gaussian", noise_multiplier=z_m)
         ledger.add_gaussian(
-            "smoothness constants (Gaussian, L2 sensitivity sqrt(p) b_j / n per "
-            "coordinate, sigma_j = z sqrt(p) b_j / n)", z_m, count=1)
+            "smoothness constants (discretised Gaussian on a grid, L2 sensitivity "
+            "sqrt(p) b_j rho / n, sigma_j = z sqrt(p) b_j rho / n)", z_m, count=1)
+        ledger.add_sampler_error("smoothness constants' integer noise", eta, count=p)
         return M, epsilon, math.sqrt(1.0 - fraction) * mu
     M = np.asarray(smoothness, dtype=np.float64)
     if M.shape != (p,):
