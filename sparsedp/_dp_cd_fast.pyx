@@ -340,7 +340,7 @@ cdef class RandomStreams:
     cdef double normals[BATCH]
     cdef Py_ssize_t normal_pos
     cdef IntegerNoise noise
-    cdef int64_t draws[BATCH]
+    cdef double draws[BATCH]
     cdef Py_ssize_t draw_pos
 
     def __cinit__(self, Py_ssize_t n_features, index_generator, noise_generator,
@@ -413,12 +413,13 @@ cdef class RandomStreams:
             self.index_pos = 0
             self.primed = True
 
-    cdef inline int64_t integer_noise(self) noexcept nogil:
-        """The next draw of the run's integer noise law (``noise``), BATCH at a time."""
+    cdef inline double integer_noise(self) noexcept nogil:
+        """The next draw of the run's integer noise law (``noise``, plus its shift),
+        BATCH at a time."""
         cdef Py_ssize_t b
         if self.draw_pos == BATCH:
             for b in range(BATCH):
-                self.draws[b] = noise_draw(&self.noise.table, self.noise_rng)
+                self.draws[b] = noise_draw(&self.noise.table, self.noise_rng) + self.noise.table.shift
             self.draw_pos = 0
         self.draw_pos += 1
         return self.draws[self.draw_pos - 1]

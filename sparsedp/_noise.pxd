@@ -10,6 +10,7 @@ cdef enum:
 ctypedef struct NoiseTable:
     int law                     # NOISE_GAUSSIAN or NOISE_LAPLACE
     double scale                # t (Gaussian) or b (Laplace), in grid units
+    double shift                # added to a draw before release: 0, or 1/2 (Laplace)
     int64_t n_cells             # body cells 0 .. n_cells - 1; slot value n_cells: the tail
     int64_t tail_start          # K_T = n_cells * width
     int64_t tail_block          # B: the tail envelope halves every B integers
@@ -28,8 +29,9 @@ cdef enum:
 # generator's lock.
 cdef int64_t noise_draw(const NoiseTable* table, bitgen_t* rng) noexcept nogil
 
-# grid * (rint(x * inv_grid) + noise): x released on the public grid.
-cdef double grid_release(double x, double inv_grid, double grid, int64_t noise) noexcept nogil
+# grid * (rint(x * inv_grid) + noise): x released on the public grid (noise: a
+# draw plus the table's shift).
+cdef double grid_release(double x, double inv_grid, double grid, double noise) noexcept nogil
 
 
 cdef class IntegerNoise:

@@ -4,41 +4,43 @@ A mechanism that adds floating-point noise to a floating-point value releases
 low-order bits that depend on the value (Mironov 2012).  Every release in
 sparsedp is instead
 
-    ``y = g * (rint(x / g) + K)``,
+    ``y = g * (rint(x / g) + J)``,
 
-with a public grid ``g`` and an integer ``K`` drawn from an integer law whose
-probabilities are known: the *discretised Gaussian* ``P(K = k) = P(t N in
-[k - 1/2, k + 1/2))`` (N standard normal) or the *discrete Laplace* ``P(K = k)
-∝ exp(-|k| / b)``.  ``y`` is a function of the integer ``rint(x / g) + K``
-(and of public constants), so its bits say nothing beyond that integer.  The
-grid is ``g = Delta rho / S`` for the release's sensitivity Delta, a power of
+with a public grid ``g`` and a noise ``J`` on a fixed lattice drawn from a law
+whose probabilities are known: ``y`` is a function of the lattice point
+``rint(x / g) + J`` and of public constants, so its bits say nothing beyond it.
+The grid is ``g = Delta rho / S`` for the release's sensitivity Delta, a power of
 two S (grid points per sensitivity) and rho >= 1, which covers the rounding of
-the floating-point computation of x and of ``x / g`` (:func:`grid_for`): then
-neighbouring datasets give integers ``rint(x / g)`` at most S apart (rint is
-monotone and commutes with shifts by the even integer S), and the integer
-mechanism is exactly
+the floating-point computation of x and of ``x / g`` (:func:`float_sum_factor`):
+neighbouring datasets give integers ``k = rint(x / g)`` at most S apart (rint is
+monotone and commutes with shifts by the even integer S).  The noise is
 
-* Gaussian: the rounding of the Gaussian mechanism ``k + t N`` on an integer
-  of sensitivity S: noise multiplier ``t / S = z`` (GDP, Renyi DP, zCDP: those
-  of the Gaussian mechanism, by post-processing);
-* Laplace: the discrete Laplace mechanism, ``S / b = 1 / b_0``-DP for ``b =
-  b_0 S`` (``b_0`` the Laplace noise multiplier).
+* Gaussian: ``J = round(t N)``, N standard normal, ``t = z S``.  Since ``k + J
+  = round(k + t N)``, the release is a post-processing of the Gaussian
+  mechanism ``k + t N`` on an integer of sensitivity S: noise multiplier
+  ``t / S = z``, and every privacy curve of that Gaussian mechanism (GDP, Renyi,
+  zCDP) holds;
+* Laplace: ``J = floor(L)``, L Laplace of scale ``b = b_0 S``, released as ``J +
+  1/2`` (``P(J = j) ∝ exp(-|j + 1/2| / b)``).  Since ``k + floor(L) = floor(k +
+  L)``, the release is a post-processing of the Laplace mechanism ``k + L``:
+  ``S / b = 1 / b_0``-DP, with the Laplace mechanism's Renyi curve.
 
 The sampler (:func:`noise_draw`, a few nanoseconds a draw) uses only 64-bit
 words of a numpy bit generator, integer arithmetic and, rarely, a
-floating-point acceptance test:
+floating-point acceptance test.  It draws ``m = |J|`` (Gaussian; ``J = m`` or
+``-m - 1`` for Laplace) from ``P(m) ∝ p(m)``:
 
-* ``|K|`` below ``K_T`` (5 t or 12 b) lies in one of at most 511 cells of
-  ``width`` consecutive integers; a cell is chosen by an alias table over 512
-  slots (9 bits of a word pick the slot, the other 55 bits are compared with
-  the slot's integer threshold: cell probabilities are exact multiples of
-  2**-64), an integer in the cell uniformly (Lemire's method, exact), and it is
-  kept with probability ``P(k) / P(cell start)`` (at once when a 63-bit
-  uniform is below a lower bound of that ratio over the cell, ~99% of draws);
+* below ``K_T`` (4.5 t or 12 b) m lies in one of at most 511 cells of
+  consecutive integers; a cell is chosen by an alias table over 512 slots (9
+  bits of a word pick the slot, the next 55 bits are compared with the slot's
+  integer threshold: cell probabilities are exact multiples of 2**-64), an
+  integer in the cell uniformly (Lemire's method, exact), and it is kept with
+  probability ``p(m) / p(cell start)`` (at once when a 63-bit uniform is below a
+  lower bound of that ratio over the cell, ~99% of draws);
 * beyond ``K_T``: block ``j`` geometric(1/2) (trailing zeros of words: exact),
   an integer uniformly in the block of ``B`` integers, kept with probability
-  ``P(k) 2^j / P(K_T) <= 1`` (the law is log-concave: ``P(k + B) <= P(k) / 2``);
-* a sign bit; a draw of 0 with the sign set is redrawn (so 0 is not counted twice).
+  ``p(m) 2^j / p(K_T) <= 1`` (log-concavity: ``p(m + B) <= p(m) / 2``);
+* a sign bit (a Gaussian draw of 0 with the sign set is redrawn).
 
 Rejection sampling makes the accepted law proportional to the ideal one up to
 the relative errors of the cell probabilities (quantised to 2**-64, computed
@@ -195,13 +197,15 @@ cdef int64_t noise_draw(const NoiseTable* table, bitgen_t* rng) noexcept nogil:
             log_p += log_ratio(table.law, t, k, kj)
             if not keep(log_p if log_p < 0.0 else 0.0, next64(rng) & LOW63):
                 continue
+        if table.law == NOISE_LAPLACE:
+            return k ^ -neg  # k or -k - 1: P(J) ∝ exp(-|J + 1/2| / b), branch-free
         if k == 0 and neg:
             continue
         return (k ^ -neg) + neg  # -k if the sign bit is set, branch-free
 
 
-cdef double grid_release(double x, double inv_grid, double grid, int64_t noise) noexcept nogil:
-    return grid * (rint(x * inv_grid) + <double> noise)
+cdef double grid_release(double x, double inv_grid, double grid, double noise) noexcept nogil:
+    return grid * (rint(x * inv_grid) + noise)
 
 
 def _log_ratio(law, double scale, int64_t k, int64_t k0):
@@ -233,8 +237,8 @@ cdef class IntegerNoise:
     Parameters
     ----------
     law : {"gaussian", "laplace"}
-        Discretised Gaussian of standard deviation ``scale`` or discrete Laplace
-        of scale ``scale`` (``P(k) ∝ exp(-|k| / scale)``), in grid units.
+        ``round(scale N)`` (N standard normal: the discretised Gaussian) or
+        ``floor(L) + 1/2`` (L Laplace of scale ``scale``), in grid units.
     scale : float
         At least :data:`MIN_SCALE`.
 
@@ -279,6 +283,7 @@ cdef class IntegerNoise:
         else:
             block = math.ceil(scale * math.log(2.0) * (1 + 1e-9))
         self.table.law, self.table.scale = code, scale
+        self.table.shift = 0.5 if code == NOISE_LAPLACE else 0.0
         self.table.n_cells = n_cells
         self.table.tail_start, self.table.tail_block = tail_start, block
         # weights relative to P(0): cell c gets its width times P(its start), the
@@ -311,7 +316,7 @@ cdef class IntegerNoise:
             raise RuntimeError(f"noise table too coarse (eta = {self.eta:.3g})")
 
     def draw(self, generator, Py_ssize_t size):
-        """``size`` integer draws from ``generator`` (a numpy Generator)."""
+        """``size`` draws of J (Laplace: before the shift 1/2) from ``generator``."""
         out = np.empty(size, dtype=np.int64)
         cdef int64_t[::1] view = out
         cdef bitgen_t* rng = generator_bitgen(generator)
@@ -339,7 +344,8 @@ cdef class IntegerNoise:
         cdef Py_ssize_t i
         with generator.bit_generator.lock, nogil:
             for i in range(xv.shape[0]):
-                ov[i] = grid_release(xv[i], iv[i], gv[i], noise_draw(&self.table, rng))
+                ov[i] = grid_release(xv[i], iv[i], gv[i],
+                                     noise_draw(&self.table, rng) + self.table.shift)
         return out.reshape(shape)
 
     @property

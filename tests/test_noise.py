@@ -1,0 +1,198 @@
+"""sparsedp._noise: the integer noise laws against their exact laws, the tables'
+eta, and the grid's floating-point sensitivity bound."""
+import math
+
+import numpy as np
+import pytest
+from scipy import special, stats
+
+from sparsedp._noise import (
+    NOISE_ETA, IntegerNoise, _log_ratio, float_sum_factor, grid_for, grid_scale,
+)
+
+
+def gaussian_pmf(k, t):
+    """P(round(t N) = k) = Phi((k + 1/2) / t) - Phi((k - 1/2) / t), without cancellation."""
+    k = np.abs(np.asarray(k, dtype=np.float64))
+    hi, lo = (k - 0.5) / (t * math.sqrt(2)), (k + 0.5) / (t * math.sqrt(2))
+    return 0.5 * (special.erfc(hi) - special.erfc(lo))
+
+
+def laplace_pmf(j, b):
+    """P(floor(L) = j), L Laplace of scale b: exp(-|j + 1/2| / b) sinh(1/(2b)) ... exactly
+    (1 - e^{-1/b}) / 2 * e^{-m / b} with m = j (j >= 0) or -j - 1 (j < 0)."""
+    j = np.asarray(j)
+    m = np.where(j >= 0, j, -j - 1)
+    return 0.5 * (-np.expm1(-1.0 / b)) * np.exp(-m / b)
+
+
+def binned_chi2(draws, edges, probs):
+    counts = np.histogram(draws, bins=edges)[0]
+    expected = probs * draws.size
+    return stats.chisquare(counts, expected * counts.sum() / expected.sum()).pvalue
+
+
+@pytest.mark.parametrize("t", [1024.0, 3.3e5, 2.0 ** 33])
+def test_gaussian_draws_follow_the_discretised_gaussian(t):
+    """2e6 draws in 60 equal-probability bins of the exact law: chi-square p > 1e-4;
+    a law with sd 1% larger is rejected (the test can fail)."""
+    noise = IntegerNoise("gaussian", t)
+    assert noise.eta <= NOISE_ETA
+    draws = noise.draw(np.random.default_rng(1), 2_000_000)
+    qs = stats.norm.ppf(np.linspace(0, 1, 61)[1:-1]) * t
+    edges = np.r_[-np.inf, np.round(qs) + 0.5, np.inf]
+    cdf = lambda x, s: stats.norm.cdf(x / s)  # noqa: E731  (exact at half-integer edges)
+    probs = np.diff(cdf(edges, t))
+    assert binned_chi2(draws, edges, probs) > 1e-4
+    assert binned_chi2(draws, edges, np.diff(cdf(edges, 1.01 * t))) < 1e-8
+    assert abs(draws.mean()) < 5 * t / math.sqrt(draws.size)
+
+
+def test_gaussian_small_values_have_their_exact_probabilities():
+    """Near 0 (where every cell is narrow) the frequency of each value matches P(k)."""
+    t = 1024.0
+    draws = IntegerNoise("gaussian", t).draw(np.random.default_rng(3), 4_000_000)
+    ks = np.arange(-3, 4)
+    freq = np.array([(draws == k).sum() for k in ks])
+    expected = gaussian_pmf(ks, t) * draws.size
+    z = (freq - expected) / np.sqrt(expected)
+    assert np.all(np.abs(z) < 5), z
+    assert (draws == 0).sum() == pytest.approx(gaussian_pmf(0, t) * draws.size, rel=0.05)
+
+
+@pytest.mark.parametrize("b", [1024.0, 7.7e4])
+def test_laplace_draws_follow_the_floored_laplace(b):
+    """J = floor(L): P(J = j) = (1 - e^{-1/b}) / 2 e^{-m/b}, m = j or -j - 1."""
+    noise = IntegerNoise("laplace", b)
+    draws = noise.draw(np.random.default_rng(2), 2_000_000)
+    assert (draws >= 0).mean() == pytest.approx(0.5, abs=0.002)
+    qs = stats.laplace.ppf(np.linspace(0, 1, 61)[1:-1]) * b
+    edges = np.r_[-np.inf, np.floor(qs), np.inf]  # bins [floor(q_i), floor(q_{i+1}))
+    cdf = lambda x, s: stats.laplace.cdf(x, scale=s)  # noqa: E731 (P(floor(L) < e) = P(L < e))
+    assert binned_chi2(draws, edges - 1e-9, np.diff(cdf(edges, b))) > 1e-4
+    assert binned_chi2(draws, edges - 1e-9, np.diff(cdf(edges, 1.01 * b))) < 1e-8
+    # released with the shift 1/2: symmetric around 0
+    assert abs((draws + 0.5).mean()) < 6 * b * math.sqrt(2) / math.sqrt(draws.size)
+
+
+def test_tails_beyond_the_cells_follow_the_law():
+    """The geometric-envelope tail (beyond 4.5 t / 12 b): its frequency and its
+    conditional law.  Scale 1024: 3e7 Gaussian draws give ~200 tail draws."""
+    t = 1024.0
+    noise = IntegerNoise("gaussian", t)
+    K_T = noise.tables["tail_start"]
+    draws = noise.draw(np.random.default_rng(5), 30_000_000)
+    tail = np.abs(draws[np.abs(draws) >= K_T])
+    p_tail = 2 * stats.norm.sf((K_T - 0.5) / t)
+    assert abs(tail.size - p_tail * draws.size) < 5 * math.sqrt(p_tail * draws.size)
+    # conditional law of |k| given |k| >= K_T: P(|N| t >= x) / P(|N| t >= K_T - 1/2)
+    cond = lambda x: 1 - stats.norm.sf((x + 0.5) / t) / stats.norm.sf((K_T - 0.5) / t)  # noqa
+    assert stats.kstest(tail, cond).pvalue > 1e-3
+    b = 1024.0
+    lap = IntegerNoise("laplace", b)
+    K_T = lap.tables["tail_start"]
+    m = lap.draw(np.random.default_rng(6), 30_000_000)
+    m = np.where(m >= 0, m, -m - 1)
+    tail = m[m >= K_T]
+    p_tail = math.exp(-K_T / b)
+    assert abs(tail.size - p_tail * m.size) < 5 * math.sqrt(p_tail * m.size)
+    assert stats.kstest(tail - K_T, lambda x: 1 - np.exp(-(np.floor(x) + 1) / b)).pvalue > 1e-3
+
+
+def test_tables_quantise_within_eta():
+    """The alias table's cell probabilities (exact multiples of 2**-64) against the
+    ideal law, recomputed independently: within the table's eta."""
+    for law, scale in (("gaussian", 1024.0), ("gaussian", 5e6), ("laplace", 3000.0)):
+        noise = IntegerNoise(law, scale)
+        tb = noise.tables
+        n_cells = tb["n_cells"]
+        thr, alias = tb["threshold"].astype(object), tb["alias"]
+        units = [0] * 512
+        for i in range(512):
+            units[i] += int(thr[i])
+            units[int(alias[i])] += 2 ** 55 - int(thr[i])
+        got = np.array(units[:n_cells + 1], dtype=float) / 2.0 ** 64
+        starts, widths = tb["cell_start"][:n_cells], tb["cell_width"][:n_cells]
+        p0 = np.exp(np.array([_log_ratio(law, scale, int(s), 0) for s in starts]))
+        K_T, B = tb["tail_start"], tb["tail_block"]
+        w = np.r_[widths * p0, 2 * B * math.exp(_log_ratio(law, scale, K_T, 0))]
+        np.testing.assert_allclose(got, w / w.sum(), rtol=noise.eta / 2)
+        assert sum(units) == 2 ** 64 and all(u == 0 for u in units[n_cells + 1:])
+        assert np.all(np.diff(starts) == widths[:-1]) and starts[-1] + widths[-1] == K_T
+        assert noise.eta <= NOISE_ETA
+
+
+def test_log_ratio_is_the_exact_discretised_gaussian_ratio():
+    t = 1024.0
+    for k, k0 in ((5, 0), (3000, 2990), (4700, 4608), (30000, 29000)):
+        exact = math.log(gaussian_pmf(k, t) / gaussian_pmf(k0, t))
+        assert _log_ratio("gaussian", t, k, k0) == pytest.approx(exact, rel=1e-9, abs=1e-13)
+    assert _log_ratio("laplace", 100.0, 250, 50) == -2.0
+
+
+def test_same_generator_state_same_draws():
+    a = IntegerNoise("gaussian", 5000.0).draw(np.random.default_rng(9), 1000)
+    b = IntegerNoise("gaussian", 5000.0).draw(np.random.default_rng(9), 1000)
+    c = IntegerNoise("gaussian", 5000.0).draw(np.random.default_rng(10), 1000)
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, c)
+
+
+def test_releases_are_lattice_points():
+    """y / g is an integer (Gaussian) or an integer + 1/2 (Laplace), exactly:
+    the low-order bits of y carry nothing but the lattice point."""
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=1000) * 3.7
+    g = 2.0 ** -12 * 0.3
+    inv = 1.0 / g * (1 - 2.0 ** -50)
+    for law, shift in (("gaussian", 0.0), ("laplace", 0.5)):
+        y = IntegerNoise(law, 4096.0).release(x, inv, g, np.random.default_rng(1))
+        lattice = np.round(y / g - shift)
+        np.testing.assert_array_equal(y, g * (lattice + shift))
+
+
+def test_neighbouring_sums_round_at_most_S_apart():
+    """Sums of n terms in [-C, C] (one term changed from -C to +C, the rest random,
+    summed left to right and pairwise) times the rounded-down inverse grid: rint
+    differs by at most S, also for values placed on rounding boundaries."""
+    rng = np.random.default_rng(0)
+    for n in (1, 7, 800, 20_000):
+        rho, points, _ = grid_scale(1.0, n)
+        C = 0.37
+        grid, inv = grid_for(2 * C, rho, points)
+        worst = 0
+        for trial in range(200):
+            terms = rng.uniform(-C, C, size=n)
+            terms[rng.integers(n)] = -C
+            a = terms.copy()
+            a[np.flatnonzero(terms == -C)[0]] = C
+            for s1, s2 in ((np.cumsum(terms)[-1], np.cumsum(a)[-1]),
+                           (terms.sum(), a.sum())):
+                worst = max(worst, abs(np.rint(s1 * inv) - np.rint(s2 * inv)))
+            # adversarial: x' = x + 2C exactly at a rounding boundary of x
+            base = (rng.integers(-1000, 1000) + 0.5) / inv
+            worst = max(worst, abs(np.rint(base * inv) - np.rint((base + 2 * C) * inv)))
+        assert worst <= points
+    assert float_sum_factor(1) > 1 and float_sum_factor(10**6) < 1 + 5e-4
+    with pytest.raises(ValueError, match="too many terms"):
+        float_sum_factor(2**40)
+
+
+def test_bad_arguments_are_refused():
+    with pytest.raises(ValueError, match="law"):
+        IntegerNoise("cauchy", 2000.0)
+    with pytest.raises(ValueError, match="scale"):
+        IntegerNoise("gaussian", 10.0)
+    with pytest.raises(ValueError, match="scale"):
+        IntegerNoise("laplace", math.inf)
+    with pytest.raises(ValueError, match="multiplier"):
+        grid_scale(0.0, 10)
+    with pytest.raises(TypeError, match="Generator"):
+        IntegerNoise("gaussian", 2000.0).draw(np.random.RandomState(0), 3)
+
+
+def test_grid_scale_keeps_the_integer_law_fine():
+    """S >= 1024, and raised for small multipliers so that the law's scale is >= 1024."""
+    assert grid_scale(3.0, 100)[1:] == (1024, 3072.0)
+    rho, points, scale = grid_scale(0.01, 100)
+    assert points == 2 ** 17 and scale == 0.01 * 2 ** 17 >= 1024
