@@ -3,6 +3,7 @@ import numpy as np
 
 from sparsedp._dp_cd_fast import (
     CoordinateBlocks, RandomStreams, dp_cd_steps)
+from sparsedp._noise import IntegerNoise, grid_scale
 from sparsedp._validation import check_X_y
 from sparsedp.accounting import calibrate_gaussian
 from sparsedp.datafits import Logistic, Squared
@@ -32,7 +33,10 @@ class DPCDPass:
         n, p = self.X.shape
         M = self.datafit.smoothness(self.X)
         C = np.sqrt(M / M.sum())
-        self.z = calibrate_gaussian(1.0, 1e-5, p)
+        z = calibrate_gaussian(1.0, 1e-5, p)
+        rho, points, scale = grid_scale(z, n)  # the release on a grid, as dp_cd
+        self.grid_per_clip = 2.0 * rho / points
+        noise = IntegerNoise("gaussian", scale)
         self.steps = np.divide(1.0, M, out=np.zeros(p), where=M > 0)
         self.l1 = 1e-3 if regime == "sparse" else 0.0
         # state carries over between repeats (a pass from wherever the last ended)
@@ -40,13 +44,13 @@ class DPCDPass:
         self.margin = np.zeros(n)
         self.deriv = self.datafit.derivative(self.margin, self.y)
         self.streams = RandomStreams(p, *split_generator(np.random.default_rng(0)),
-                                     selection=selection)  # as dp_cd draws them
+                                     selection=selection, noise=noise)  # as dp_cd
 
     def time_pass(self, datafit, regime, selection):
         p = self.X.shape[1]
         dp_cd_steps(self.datafit.kind, self.blocks, self.y, self.margin,
-                    self.deriv, self.z, True, 0, p, self.l1, 0.0,
-                    self.streams)
+                    self.deriv, "grid", self.grid_per_clip, 1.0 / self.grid_per_clip,
+                    True, 0, p, self.l1, 0.0, self.streams)
 
 
 class DPCDSolver:
