@@ -6,8 +6,14 @@ Two pieces, one concern each.
 maximum without drawing p noises:
 
 * ``"exponential"``: ``P(j) ∝ exp(s_j / b)`` (the exponential mechanism, i.e.
-  Gumbel-max with Gumbel scale b), by inverse-CDF descent over block sums of the
-  weights ``exp((s_j - ref) / b)``: one uniform per draw.
+  Gumbel-max with Gumbel scale b), by exact inverse-CDF descent over exact
+  128-bit integer block sums of the weights ``r_j = max(1, ceil(2^Q exp((s_j -
+  ref) / b)))`` with a uniform integer below their sum (no rounding in the sums
+  or the uniform), then an acceptance test with probability ``2^Q exp(..) / r_j``
+  for the weights below 2^52 units (not exact integers; rare).  Every index,
+  however far below the top, has its ideal probability within a factor
+  ``exp(+-eta)``, eta about 2^-50 (gap / b + 320): docs/privacy.rst, "Noisy max
+  under floating point".
 * ``"laplace"``: ``argmax_j s_j + Lap(b)_j`` (report-noisy-max), exactly.  A
   threshold t is set so that few values exceed it: the larger of ``max_j s_j -
   8 b`` and the level that ``EXCEEDERS`` noisy values exceed on average.
@@ -15,18 +21,24 @@ maximum without drawing p noises:
   coordinate below t exceeds t with probability ``pi_j = exp((s_j - t) / b) / 2``
   (Laplace's upper tail is exponential), and given that, its value is
   ``t + Exp(b)`` (memorylessness).  The exceeders are found by thinning a
-  Poisson process of rate ``rho_j = 2 log(2) pi_j >= -log(1 - pi_j)`` drawn from
-  the same weights (one tree descent per event), each first hit accepted with
+  Poisson process of rate ``rho_j ∝ r_j``, ``rho_j >= 2 log(2) pi_j >= -log(1 -
+  pi_j)``, drawn from the same integer weights (one exact descent per event;
+  the arrivals are sums of exponential draws), each first hit accepted with
   probability ``pi_j / (1 - exp(-rho_j))``: exactly independent Bernoulli(pi_j)
   indicators.  The largest value above t is the noisy max.  If no value exceeds
-  t (probability below ``max(exp(-8) / 2, exp(-EXCEEDERS))``), every remaining
-  value is drawn from its law conditioned on lying below t, in O(p).  The law of
-  the output is that of the naive sampler.
+  t (probability at most 1/48, with one dominant score; about exp(-EXCEEDERS)
+  when many are close), every remaining value is drawn from its law conditioned
+  on lying below t (by rejection), in O(p).  The law of the output is that of
+  the naive sampler.  Values are kept relative to t, and the Laplace and
+  exponential draws use one 64-bit word each (cells of probability 2^-64): the
+  floating-point error of the index law is a total variation below 2^-40 per
+  draw (docs/privacy.rst).
 * ``"argmax"``: no noise (epsilon = inf), first index of the largest score.
 
-Scores live in blocks of ``B ~ sqrt(p)`` coordinates with their weight sum and
-maximum; changed blocks are recomputed exactly (no drift), so a draw costs
-O(p / B + B) plus the coordinates near the top.
+Scores live in blocks of ``B ~ sqrt(p)`` coordinates with their weight sum,
+sums of chunks of 16 weights and maximum; changed blocks are recomputed exactly
+(integers: no drift, no rounding), so a draw costs O(p / B + B / 16 + 16) plus
+the coordinates near the top.
 
 :class:`GreedyKernel` runs DP-GCD iterations (Algorithm 2 of Mangold et al.,
 AISTATS 2023): select j by the noisy max of the rule's score, release the
@@ -37,8 +49,9 @@ derivative, and only the columns of those rows (a CSR copy) change their
 terms; a full recomputation runs every ``refresh_every`` iterations or once the
 incremental work exceeds four passes over the nonzeros.
 """
-from libc.math cimport exp, expm1, log, sqrt, fabs, INFINITY, M_LN2
+from libc.math cimport exp, expm1, log, sqrt, fabs, ldexp, floor, ceil, INFINITY, M_LN2
 from libc.stdint cimport int64_t, uint64_t
+from libc.stdlib cimport malloc, free
 from numpy.random cimport bitgen_t
 from numpy.random.c_distributions cimport (
     random_standard_uniform, random_laplace, random_standard_exponential,
@@ -73,9 +86,51 @@ VALUE_NOISES = {"none": NO_NOISE, "laplace": LAPLACE_NOISE, "gaussian": GAUSSIAN
 cdef double TOP_WIDTH = 8.0
 # ... and at least this many noisy values exceed the threshold on average.
 cdef double EXCEEDERS = 12.0
-# The weights exp((s - ref) / b) are re-referenced when the best score moves
-# this many b away from ref (keeps every sum finite and the top weights normal).
-cdef double REF_RANGE = 500.0
+# NoisyMax's integer weights: r_k = max(1, ceil(2^Q exp((s_k - ref) / b))) with
+# Q = 126 - HEAD_BITS - bit_length(p), so that the weights may grow 2^HEAD_BITS
+# above ref and their sum stays below 2^126.  The weights are re-referenced
+# when a score rises (HEAD_BITS - 1) log 2 b above ref, or when the best falls
+# (Q - FLOOR_BITS) log 2 b below it (the top weights stay exact integers).
+cdef int HEAD_BITS = 24
+cdef int FLOOR_BITS = 60
+cdef enum:
+    CHUNK = 16      # coordinates per chunk sum (block sizes are multiples of 16)
+
+cdef extern from *:
+    """
+    #include <stdint.h>
+    typedef unsigned __int128 sparsedp_u128;
+    #include <string.h>
+    /* ceil(v) for a double 0 <= v < 2^127, exactly (v >= 2^52 is an integer):
+       hardware conversions below 2^63, the mantissa shifted above */
+    static inline sparsedp_u128 sparsedp_u128_ceil(double v) {
+        if (v < 9223372036854775808.0) {
+            uint64_t r = (uint64_t) v;
+            return (sparsedp_u128) ((double) r < v ? r + 1 : r);
+        }
+        uint64_t bits;
+        memcpy(&bits, &v, sizeof bits);
+        return (sparsedp_u128) ((bits & 0xFFFFFFFFFFFFFull) | 0x10000000000000ull)
+               << ((int) ((bits >> 52) & 0x7FF) - 1075);
+    }
+    static inline double sparsedp_u128_double(sparsedp_u128 r) { return (double) r; }
+    static inline int sparsedp_u128_bits(sparsedp_u128 x) {
+        uint64_t hi = (uint64_t) (x >> 64), lo = (uint64_t) x;
+        return hi ? 128 - __builtin_clzll(hi) : (lo ? 64 - __builtin_clzll(lo) : 0);
+    }
+    static inline sparsedp_u128 sparsedp_u128_words(uint64_t hi, uint64_t lo) {
+        return ((sparsedp_u128) hi << 64) | lo;
+    }
+    static inline uint64_t sparsedp_u128_hi(sparsedp_u128 x) { return (uint64_t) (x >> 64); }
+    static inline uint64_t sparsedp_u128_lo(sparsedp_u128 x) { return (uint64_t) x; }
+    """
+    ctypedef unsigned long long u128 "sparsedp_u128"
+    u128 u128_ceil "sparsedp_u128_ceil"(double v) noexcept nogil
+    double u128_double "sparsedp_u128_double"(u128 r) noexcept nogil
+    int u128_bits "sparsedp_u128_bits"(u128 x) noexcept nogil
+    u128 u128_words "sparsedp_u128_words"(uint64_t hi, uint64_t lo) noexcept nogil
+    uint64_t u128_hi "sparsedp_u128_hi"(u128 x) noexcept nogil
+    uint64_t u128_lo "sparsedp_u128_lo"(u128 x) noexcept nogil
 
 
 cdef packed struct RowEntry:
@@ -111,18 +166,27 @@ cdef class NoisyMax:
     """
     cdef readonly Py_ssize_t p, block, n_blocks
     cdef readonly double scale, ref
+    cdef readonly int units         # Q: a weight of 1 is 2^Q integer units
     cdef int selection
     cdef object generator
     cdef bitgen_t* rng
-    cdef double[::1] score, weight, block_sum, block_max, tail_prefix
+    cdef double[::1] score, block_max
+    cdef u128* weight               # r_k (integer units), exact
+    cdef u128* block_sum            # exact block sums of r_k
+    cdef u128* tail_prefix          # laplace: prefix sums of the tail weights
+    cdef u128* chunk_sum            # exact sums of CHUNK consecutive r_k (in blocks)
+    cdef u128 total
+    cdef double x_head, x_floor, x_one, two_q
+    cdef bint stale                 # a weight would overflow: rebuild at flush
     cdef unsigned char[::1] dirty
     cdef int64_t[::1] dirty_list, hit
     cdef Py_ssize_t n_dirty
     cdef int64_t round
-    cdef double total, best
+    cdef double best
     cdef readonly int64_t n_fallbacks, n_rebuilds
 
     def __cinit__(self, scores, double scale, selection, generator):
+        cdef Py_ssize_t k
         scores = np.ascontiguousarray(scores, dtype=np.float64)
         if scores.ndim != 1 or scores.shape[0] < 1:
             raise ValueError("scores must be a non-empty 1-D array")
@@ -141,10 +205,21 @@ cdef class NoisyMax:
         self.block = block_size(self.p)
         self.n_blocks = (self.p + self.block - 1) // self.block
         self.score = scores.copy()
-        self.weight = np.zeros(self.p)
-        self.block_sum = np.zeros(self.n_blocks)
+        self.units = 126 - HEAD_BITS - (<object> self.p).bit_length()
+        self.x_head = (HEAD_BITS - 1) * M_LN2
+        self.x_floor = max(self.units - FLOOR_BITS, 8) * M_LN2
+        self.x_one = -(self.units + 1) * M_LN2   # below: 2^Q e^x < 1/2, r = 1
+        self.two_q = ldexp(1.0, self.units)
+        self.weight = <u128*> malloc(self.p * sizeof(u128))
+        self.block_sum = <u128*> malloc(self.n_blocks * sizeof(u128))
+        self.tail_prefix = <u128*> malloc(self.n_blocks * sizeof(u128))
+        self.chunk_sum = <u128*> malloc(((self.p + CHUNK - 1) // CHUNK) * sizeof(u128))
+        if self.weight == NULL or self.block_sum == NULL or self.tail_prefix == NULL \
+                or self.chunk_sum == NULL:
+            raise MemoryError()
+        for k in range(self.p):
+            self.weight[k] = 0
         self.block_max = np.zeros(self.n_blocks)
-        self.tail_prefix = np.zeros(self.n_blocks)
         self.dirty = np.zeros(self.n_blocks, dtype=np.uint8)
         self.dirty_list = np.zeros(self.n_blocks, dtype=np.int64)
         self.hit = np.zeros(self.p, dtype=np.int64)
@@ -153,6 +228,22 @@ cdef class NoisyMax:
             self.rebuild()
 
     # ---- maintenance --------------------------------------------------------------
+    def __dealloc__(self):
+        free(self.weight)
+        free(self.block_sum)
+        free(self.tail_prefix)
+        free(self.chunk_sum)
+
+    cdef inline u128 integer_weight(self, double s) noexcept nogil:
+        """r = max(1, ceil(2^Q exp((s - ref) / b))); 0 (and stale) past the headroom."""
+        cdef double x = (s - self.ref) / self.scale
+        if x > self.x_head:
+            self.stale = True
+            return 0
+        if x < self.x_one:
+            return 1
+        return u128_ceil(exp(x) * self.two_q)  # exact scaling (no under/overflow)
+
     cdef void rebuild(self) noexcept nogil:
         """Re-reference the weights on the best score and recompute every block."""
         cdef Py_ssize_t k, bk
@@ -161,9 +252,10 @@ cdef class NoisyMax:
             if self.score[k] > best:
                 best = self.score[k]
         self.ref = best
+        self.stale = False
         if self.scale > 0:
             for k in range(self.p):
-                self.weight[k] = exp((self.score[k] - best) / self.scale)
+                self.weight[k] = self.integer_weight(self.score[k])
         for bk in range(self.n_blocks):
             self.dirty[bk] = 0
             self.recompute_block(bk)
@@ -173,9 +265,14 @@ cdef class NoisyMax:
 
     cdef inline void recompute_block(self, Py_ssize_t bk) noexcept nogil:
         cdef Py_ssize_t k, end = min((bk + 1) * self.block, self.p)
-        cdef double s = 0.0, m = -INFINITY
+        cdef u128 s = 0, c = 0
+        cdef double m = -INFINITY
         for k in range(bk * self.block, end):
-            s += self.weight[k]
+            c += self.weight[k]
+            if (k + 1) % CHUNK == 0 or k + 1 == end:
+                self.chunk_sum[k // CHUNK] = c
+                s += c
+                c = 0
             if self.score[k] > m:
                 m = self.score[k]
         self.block_sum[bk] = s
@@ -183,7 +280,8 @@ cdef class NoisyMax:
 
     cdef void summarise(self) noexcept nogil:
         cdef Py_ssize_t bk
-        cdef double s = 0.0, m = -INFINITY
+        cdef u128 s = 0
+        cdef double m = -INFINITY
         for bk in range(self.n_blocks):
             s += self.block_sum[bk]
             if self.block_max[bk] > m:
@@ -196,14 +294,20 @@ cdef class NoisyMax:
         cdef Py_ssize_t bk = k // self.block
         self.score[k] = s
         if self.scale > 0:
-            self.weight[k] = exp((s - self.ref) / self.scale)
+            self.weight[k] = self.integer_weight(s)
         if not self.dirty[bk]:
             self.dirty[bk] = 1
             self.dirty_list[self.n_dirty] = bk
             self.n_dirty += 1
 
     cdef void flush(self) noexcept nogil:
-        """Recompute the changed blocks exactly; re-reference if the top moved far."""
+        """Recompute the changed blocks exactly; re-reference if the top moved far.
+
+        The sums are exact integers whatever the order of the updates; a rebuild
+        runs when a weight would pass 2^(Q + HEAD_BITS - 1) units (``stale``) or
+        when the best falls x_floor b below ref (the draws stay exact below that,
+        but more of them would take the acceptance test).
+        """
         cdef Py_ssize_t i, bk
         for i in range(self.n_dirty):
             bk = self.dirty_list[i]
@@ -211,7 +315,8 @@ cdef class NoisyMax:
             self.recompute_block(bk)
         self.n_dirty = 0
         self.summarise()
-        if self.scale > 0 and fabs(self.best - self.ref) > REF_RANGE * self.scale:
+        if self.scale > 0 and (self.stale
+                               or (self.best - self.ref) / self.scale < -self.x_floor):
             self.rebuild()
 
     # ---- sampling -----------------------------------------------------------------
@@ -232,103 +337,194 @@ cdef class NoisyMax:
                         return k
         return 0
 
-    cdef Py_ssize_t descend(self, const double* sums, double u, double t) noexcept nogil:
-        """Index k with cumulative weight crossing u (blocks weighted by ``sums``).
+    # Exact primitives: integer arithmetic on 64-bit words of the bit generator.
+    cdef inline uint64_t word(self) noexcept nogil:
+        return self.rng.next_uint64(self.rng.state)
 
-        Coordinates with a score above ``t`` are skipped (``t = INFINITY``: none).
+    cdef u128 uniform_below(self, u128 n) noexcept nogil:
+        """A uniform integer in [0, n), n >= 1, exactly (masked rejection, < 2 tries)."""
+        cdef int bits = u128_bits(n - 1)
+        cdef u128 x
+        cdef uint64_t hi
+        if bits == 0:
+            return 0
+        while True:
+            if bits <= 64:
+                x = self.word() >> (64 - bits)
+            else:  # high word first (C leaves the order of arguments open)
+                hi = self.word() >> (128 - bits)
+                x = u128_words(hi, self.word())
+            if x < n:
+                return x
+
+    cdef inline double std_exponential(self) noexcept nogil:
+        """-log U, U = (2m + 1) 2^-64 for m uniform on 63 bits (cell midpoints)."""
+        return -log(ldexp(<double> (2 * (self.word() >> 1) + 1), -64))
+
+    cdef inline double std_laplace(self) noexcept nogil:
+        """A sign bit and :meth:`std_exponential` from the other 63 bits of one word."""
+        cdef uint64_t w = self.word()
+        cdef double e = -log(ldexp(<double> (2 * (w >> 1) + 1), -64))
+        return -e if w & 1 else e
+
+    cdef Py_ssize_t scan_block(self, Py_ssize_t bk, u128 u, u128 acc,
+                               double t) noexcept nogil:
+        """Index in block bk where the cumulative weight, from ``acc``, passes u.
+
+        Coordinates with a score above ``t`` are skipped.  Exact: the caller
+        guarantees ``acc <= u < acc + (the block's weights)``.  Through the chunk
+        sums when no score of the block is above t.
         """
-        cdef Py_ssize_t bk, last = -1
-        cdef double acc = 0.0
-        for bk in range(self.n_blocks):
-            if sums[bk] <= 0.0:
-                continue
-            last = bk
-            if acc + sums[bk] > u:
-                break
-            acc += sums[bk]
-        if last < 0:
-            return -1
-        return self.scan_block(last, u, acc, t)
-
-    cdef inline Py_ssize_t scan_block(self, Py_ssize_t bk, double u, double acc,
-                                      double t) noexcept nogil:
-        """Index in block bk where the cumulative weight, from ``acc``, crosses u.
-
-        Coordinates with a score above ``t`` are skipped; if rounding puts u past
-        the block's last weight, that last coordinate (-1 if none).
-        """
-        cdef Py_ssize_t k, last = -1
-        for k in range(bk * self.block, min((bk + 1) * self.block, self.p)):
-            if self.score[k] > t or self.weight[k] <= 0.0:
+        cdef Py_ssize_t k, c, start = bk * self.block, last = -1
+        cdef Py_ssize_t end = min((bk + 1) * self.block, self.p)
+        if self.block_max[bk] <= t:
+            c = start // CHUNK
+            while c < (end - 1) // CHUNK and not u < acc + self.chunk_sum[c]:
+                acc += self.chunk_sum[c]
+                c += 1
+            start = c * CHUNK
+        for k in range(start, end):
+            if self.score[k] > t:
                 continue
             last = k
             acc += self.weight[k]
-            if acc > u:
+            if u < acc:
                 return k
-        return last
+        return last  # unreachable with exact sums
+
+    cdef void acceptance(self, Py_ssize_t k, int64_t* zero_bits,
+                         uint64_t* threshold) noexcept nogil:
+        """k's acceptance probability ``2^-zero_bits threshold / 2^53``.
+
+        The target weight of k is ``2^Q exp(x_k)``; its integer weight r_k is the
+        ceiling (at least 1).  An r_k above 2^52 is the target weight itself (a
+        double that large is an integer): accepted at once.  Otherwise accept
+        with ``a = exp(la)``, ``la = x_k + Q log 2 - log r_k <= 0``, drawn as
+        ``n = floor(-la / log 2)`` zero bits and a 53-bit uniform below
+        ``ceil(2^53 exp(la + n log 2))`` (``exp(..) in (1/2, 1]``): exact to the
+        rounding of ``la`` (relative ``(|x_k| + 100) 2^-52``).  ``zero_bits = -1``:
+        never (``la`` below -2^40).
+        """
+        cdef u128 r = self.weight[k]
+        cdef double la, f
+        cdef int64_t n
+        zero_bits[0], threshold[0] = 0, <uint64_t> 1 << 53
+        if r > (<u128> 1 << 52):
+            return
+        la = ((self.score[k] - self.ref) / self.scale + self.units * M_LN2
+              - log(u128_double(r)))
+        if la >= 0.0:
+            return
+        if la < -1099511627776.0:
+            zero_bits[0] = -1
+            return
+        n = <int64_t> floor(-la / M_LN2)
+        f = exp(la + n * M_LN2)
+        if f > 1.0:
+            f = 1.0
+        zero_bits[0], threshold[0] = n, <uint64_t> ceil(ldexp(f, 53))
+
+    cdef bint accept(self, Py_ssize_t k) noexcept nogil:
+        """A Bernoulli draw of k's acceptance probability (:meth:`acceptance`)."""
+        cdef int64_t n
+        cdef uint64_t m
+        if self.weight[k] > (<u128> 1 << 52):
+            return True
+        self.acceptance(k, &n, &m)
+        if n < 0:
+            return False
+        while n >= 64:
+            if self.word() != 0:
+                return False
+            n -= 64
+        if n > 0 and (self.word() >> (64 - n)) != 0:
+            return False
+        return (self.word() >> 11) < m
 
     cdef Py_ssize_t sample_exponential(self) noexcept nogil:
-        cdef double u = random_standard_uniform(self.rng) * self.total
-        cdef Py_ssize_t k = self.descend(&self.block_sum[0], u, INFINITY)
-        return k if k >= 0 else self.argmax()
+        """Exact inverse CDF over the integer weights r_k, then k's acceptance.
+
+        P(k) is proportional to r_k a_k = 2^Q exp(x_k) up to the rounding of x_k
+        and of exp (see :meth:`acceptance`), for every k: no weight underflows
+        and no rounding enters the sums or the uniform.
+        """
+        cdef u128 u, acc
+        cdef Py_ssize_t bk = 0, k
+        while True:
+            u = self.uniform_below(self.total)
+            acc = 0
+            for bk in range(self.n_blocks):
+                if u < acc + self.block_sum[bk]:
+                    break
+                acc += self.block_sum[bk]
+            k = self.scan_block(bk, u, acc, INFINITY)
+            if self.accept(k):
+                return k
 
     cdef Py_ssize_t sample_laplace(self) noexcept nogil:
+        """Report-noisy-max, values kept relative to t (``y = v - t``).
+
+        Primitives: :meth:`std_laplace` and :meth:`std_exponential` (one 64-bit
+        word each, cells of probability 2^-64), Poisson arrivals as sums of
+        :meth:`std_exponential`, tail coordinates by exact integer inverse CDF.
+        """
         cdef double b = self.scale
         # E[#exceeders] = sum_j exp((s_j - t) / b) / 2 = EXCEEDERS at t = t_mean
-        cdef double t_mean = self.ref + b * (log(0.5 * self.total) - log(EXCEEDERS))
+        cdef double t_mean = self.ref + b * (log(u128_double(self.total))
+                                             - self.units * M_LN2 - log(2.0 * EXCEEDERS))
         cdef double t = max(self.best - TOP_WIDTH * b, t_mean)
-        cdef double best_value = -INFINITY, v, tail, rate, pi, rho, u, a
+        cdef double best_y = -INFINITY, y, rate, pi, rho, arrival, tail_d
         cdef Py_ssize_t best_k = -1, bk, k, end
-        cdef int64_t e, n_events
+        cdef u128 tail = 0
         # explicit draws above t; tail weight sums per block
-        tail = 0.0
         for bk in range(self.n_blocks):
             if self.block_max[bk] > t:
                 end = min((bk + 1) * self.block, self.p)
                 for k in range(bk * self.block, end):
                     if self.score[k] > t:
-                        v = self.score[k] + random_laplace(self.rng, 0.0, b)
-                        if v > best_value:
-                            best_value, best_k = v, k
+                        y = (self.score[k] - t) + b * self.std_laplace()
+                        if y > best_y:
+                            best_y, best_k = y, k
                     else:
                         tail += self.weight[k]
             else:
                 tail += self.block_sum[bk]
             self.tail_prefix[bk] = tail
-        # tail exceeders: thinned Poisson process of rate 2 log 2 pi_j
-        if tail > 0.0:
-            # pi_j = exp((s_j - t) / b) / 2 = weight_j exp((ref - t) / b) / 2
-            rate = M_LN2 * exp(log(tail) + (self.ref - t) / b)
-            n_events = random_poisson(self.rng, rate)
+        # tail exceeders: a Poisson process of rate rho_j = rate r_j / tail >= 2 log 2
+        # pi_j (r_j >= 2^Q exp(x_j)), each first hit kept w.p. pi_j / (1 - e^-rho_j)
+        if tail > 0:
+            tail_d = u128_double(tail)
+            rate = M_LN2 * exp(log(tail_d) - self.units * M_LN2 + (self.ref - t) / b)
             self.round += 1
-            for e in range(n_events):
-                u = random_standard_uniform(self.rng) * tail
-                k = self.descend_tail(u, t)
-                if k < 0 or self.hit[k] == self.round:
-                    continue
-                self.hit[k] = self.round
-                pi = 0.5 * exp((self.score[k] - t) / b)
-                rho = 2.0 * M_LN2 * pi
-                if random_standard_uniform(self.rng) * -expm1(-rho) < pi:
-                    v = t + b * random_standard_exponential(self.rng)
-                    if v > best_value:
-                        best_value, best_k = v, k
-        if best_value > t:
+            arrival = self.std_exponential()
+            while arrival <= rate:
+                k = self.descend_tail(self.uniform_below(tail), t)
+                if self.hit[k] != self.round:
+                    self.hit[k] = self.round
+                    pi = 0.5 * exp((self.score[k] - t) / b)
+                    rho = rate * (u128_double(self.weight[k]) / tail_d)
+                    if random_standard_uniform(self.rng) * -expm1(-rho) < pi:
+                        y = b * self.std_exponential()
+                        if y > best_y:
+                            best_y, best_k = y, k
+                arrival += self.std_exponential()
+        if best_y > 0.0:
             return best_k
         # nothing above t: every tail value is drawn conditioned on staying below t
+        # (by rejection: P(y <= 0) >= 1/2 for a score <= t)
         self.n_fallbacks += 1
         for k in range(self.p):
             if self.score[k] > t:
                 continue
-            a = (t - self.score[k]) / b
-            u = random_standard_uniform(self.rng) * (1.0 - 0.5 * exp(-a))
-            v = self.score[k] + (b * log(2.0 * u) if u < 0.5 else -b * log(2.0 * (1.0 - u)))
-            if v > best_value:
-                best_value, best_k = v, k
+            y = 1.0
+            while y > 0.0:
+                y = (self.score[k] - t) + b * self.std_laplace()
+            if y > best_y:
+                best_y, best_k = y, k
         return best_k
 
-    cdef Py_ssize_t descend_tail(self, double u, double t) noexcept nogil:
-        """Tail coordinate (score <= t) at cumulative tail weight u."""
+    cdef Py_ssize_t descend_tail(self, u128 u, double t) noexcept nogil:
+        """Tail coordinate (score <= t) at cumulative tail weight u (exact)."""
         cdef Py_ssize_t lo = 0, hi = self.n_blocks - 1, mid
         while lo < hi:  # first block whose prefix exceeds u
             mid = (lo + hi) // 2
@@ -336,7 +532,7 @@ cdef class NoisyMax:
                 hi = mid
             else:
                 lo = mid + 1
-        return self.scan_block(lo, u, self.tail_prefix[lo - 1] if lo > 0 else 0.0, t)
+        return self.scan_block(lo, u, self.tail_prefix[lo - 1] if lo > 0 else 0, t)
 
     # ---- Python access (tests, diagnostics) ---------------------------------------
     def draw(self, Py_ssize_t size):
@@ -361,6 +557,25 @@ cdef class NoisyMax:
     @property
     def scores(self):
         return np.asarray(self.score).copy()
+
+    def integer_weights(self):
+        """The integer weights r_k (Python ints; the sampler's proposal, exact)."""
+        return [(int(u128_hi(self.weight[k])) << 64) | int(u128_lo(self.weight[k]))
+                for k in range(self.p)]
+
+    def acceptances(self):
+        """Per k, ``(n, m)``: the exponential sampler accepts k w.p. ``m / 2^(53 + n)``.
+
+        With :meth:`integer_weights`, the exact law of ``"exponential"`` draws:
+        ``P(k) ∝ r_k m_k / 2^(53 + n_k)`` (``n = -1``: never).
+        """
+        cdef int64_t n
+        cdef uint64_t m
+        out = []
+        for k in range(self.p):
+            self.acceptance(k, &n, &m)
+            out.append((int(n), int(m)))
+        return out
 
 
 cdef class GreedyKernel:
