@@ -61,6 +61,7 @@ from numpy.random.c_distributions cimport (
 import numpy as np
 
 from ._core cimport clip, loss_derivative, prox_elastic_net, penalty_value
+from ._noise cimport IntegerNoise, grid_release, noise_draw
 from ._random cimport generator_bitgen
 
 cdef enum:
@@ -75,17 +76,22 @@ cdef enum:
 
 cdef enum:
     NO_NOISE = 0
-    LAPLACE_NOISE = 1
-    GAUSSIAN_NOISE = 2
+    GRID_NOISE = 1            # the release on a public grid (sparsedp._noise)
+    RAW_LAPLACE_NOISE = 2     # raw floating-point noise: the planted bug
+    RAW_GAUSSIAN_NOISE = 3    # "raw_float_noise" only
 
 SELECTIONS = {"argmax": ARGMAX, "exponential": EXPONENTIAL, "laplace": LAPLACE}
 RULES = {"gs-s": GS_S, "gs-r": GS_R, "gs-q": GS_Q}
-VALUE_NOISES = {"none": NO_NOISE, "laplace": LAPLACE_NOISE, "gaussian": GAUSSIAN_NOISE}
+VALUE_NOISES = {"none": NO_NOISE, "grid": GRID_NOISE, "raw_laplace": RAW_LAPLACE_NOISE,
+                "raw_gaussian": RAW_GAUSSIAN_NOISE}
 
 # Coordinates within TOP_WIDTH * b of the best score get explicit Laplace draws.
 cdef double TOP_WIDTH = 8.0
 # ... and at least this many noisy values exceed the threshold on average.
 cdef double EXCEEDERS = 12.0
+# The kept gradient is refreshed before its rounding drift can reach
+# DRIFT_FRACTION / 2 of a coordinate gradient's sensitivity (GreedyKernel).
+DRIFT_FRACTION = 2.0 ** -13
 # NoisyMax's integer weights: r_k = max(1, ceil(2^Q exp((s_k - ref) / b))) with
 # Q = 126 - HEAD_BITS - bit_length(p), so that the weights may grow 2^HEAD_BITS
 # above ref and their sum stays below 2^126.  The weights are re-referenced
@@ -595,7 +601,17 @@ cdef class GreedyKernel:
     selection : {"exponential", "laplace", "argmax"}
     selection_scale : float
         b, the scale of the selection noise on the scores.
-    value_noise : {"none", "laplace", "gaussian"}
+    value_noise : {"none", "grid", "raw_laplace", "raw_gaussian"}
+        ``"grid"``: the clipped coordinate gradient, summed afresh over column j
+        (``G_j``, before the division by n), is released as ``g_j (rint(G_j /
+        g_j) + K) / n`` with K from ``noise`` (:mod:`sparsedp._noise`);
+        ``"none"``: ``G_j / n``; ``"raw_*"``: raw floating-point Laplace or
+        Gaussian noise of scale ``value_scales[j]`` on ``G_j / n`` (the planted
+        bug ``"raw_float_noise"`` only).
+    noise : IntegerNoise or None
+        The integer noise law of the releases (``"grid"``).
+    grid, inv_grid : ndarrays of shape (p,)
+        The public grid of ``G_j`` and its rounded-down inverse (``"grid"``).
     value_scales : ndarray of shape (p,)
         Laplace scale or Gaussian standard deviation of the released gradient
         ``G_j / n`` of each coordinate.
@@ -613,7 +629,8 @@ cdef class GreedyKernel:
     cdef const int64_t[::1] col_ptr
     cdef const RowEntry[::1] rows
     cdef const int64_t[::1] row_ptr
-    cdef const double[::1] y, M, inv_sqrt_M, C, step, value_scale
+    cdef const double[::1] y, M, inv_sqrt_M, C, step, value_scale, grid, inv_grid
+    cdef IntegerNoise noise
     cdef double[::1] w, margin, deriv, G
     cdef int64_t[::1] stamp, touched
     cdef Py_ssize_t touched_count
@@ -625,7 +642,8 @@ cdef class GreedyKernel:
 
     def __cinit__(self, X, y, int kind, smoothness, clip_thresholds, step_sizes,
                   double l1, double l2, rule, selection, double selection_scale,
-                  value_noise, value_scales, generator, Py_ssize_t refresh_every=1000,
+                  value_noise, IntegerNoise noise, grid, inv_grid, value_scales,
+                  generator, Py_ssize_t refresh_every=1000,
                   double refresh_work=4.0):
         if rule not in RULES:
             raise ValueError(f"rule must be one of {sorted(RULES)}, got {rule!r}")
@@ -655,6 +673,11 @@ cdef class GreedyKernel:
         self.C = C
         self.step = np.ascontiguousarray(step_sizes, dtype=np.float64)
         self.value_scale = np.ascontiguousarray(value_scales, dtype=np.float64)
+        if self.value_noise == GRID_NOISE and noise is None:
+            raise ValueError("value_noise='grid' needs an IntegerNoise")
+        self.noise = noise
+        self.grid = np.ascontiguousarray(grid, dtype=np.float64)
+        self.inv_grid = np.ascontiguousarray(inv_grid, dtype=np.float64)
         self.w = np.zeros(self.p)
         self.margin = np.zeros(self.n)
         self.deriv = np.zeros(self.n)
@@ -665,6 +688,12 @@ cdef class GreedyKernel:
         self.rng = generator_bitgen(generator)
         self.refresh_every = max(1, refresh_every)
         limit = refresh_work * max(X.nnz, self.p)
+        # Rounding drift of the kept gradient: an increment of G_k errs by at
+        # most u (n + 2) C_k (|G_k| <= n C_k, |increment| <= 2 C_k); after W
+        # increments since a refresh the drift is at most W u (n + 2) C_k.  A
+        # refresh once W reaches 2**-13 / (u (n + 2)) keeps it within 2**-14 of
+        # the gradient's sensitivity 2 C_k: the scores' sensitivity allows for it.
+        limit = min(limit, DRIFT_FRACTION / ((self.n + 2) * 2.0 ** -53))
         self.work_limit = <int64_t> limit if limit < 2.0 ** 62 else 2 ** 62
         self.recompute()
         scores = np.array([self.score(k) for k in range(self.p)])
@@ -749,11 +778,25 @@ cdef class GreedyKernel:
             self.work += self.row_ptr[i + 1] - self.row_ptr[i]
 
     cdef double release(self, Py_ssize_t j) noexcept nogil:
-        """The noisy coordinate gradient G_j / n + noise."""
-        cdef double g = self.G[j] / self.n, s = self.value_scale[j]
-        if self.value_noise == LAPLACE_NOISE and s > 0.0:
+        """The noisy coordinate gradient of coordinate j (see ``value_noise``).
+
+        On the grid, ``G_j`` is summed afresh over column j in CSC order (the
+        incrementally kept ``G_j`` has rounding drift): its floating-point
+        sensitivity is that of one sum of at most n clipped terms.
+        """
+        cdef Py_ssize_t q
+        cdef double g, s = self.value_scale[j]
+        if self.value_noise == GRID_NOISE:
+            g = 0.0
+            for q in range(self.col_ptr[j], self.col_ptr[j + 1]):
+                g += clip(self.columns[q].value * self.deriv[self.columns[q].row], self.C[j])
+            return grid_release(g, self.inv_grid[j], self.grid[j],
+                                noise_draw(&self.noise.table, self.rng)
+                                + self.noise.table.shift) / self.n
+        g = self.G[j] / self.n
+        if self.value_noise == RAW_LAPLACE_NOISE and s > 0.0:
             g += random_laplace(self.rng, 0.0, s)
-        elif self.value_noise == GAUSSIAN_NOISE and s > 0.0:
+        elif self.value_noise == RAW_GAUSSIAN_NOISE and s > 0.0:
             g += s * random_standard_normal(self.rng)
         return g
 
