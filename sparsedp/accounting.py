@@ -1513,6 +1513,7 @@ class PrivacyLedger:
         self.entries = []
         self.leaks = []
         self.sampler_errors = []
+        self.sampler_tvs = []
 
     # ---- recording -----------------------------------------------------------------
     def _add(self, entry):
@@ -1699,6 +1700,38 @@ class PrivacyLedger:
             raise ValueError(f"eta must be finite and >= 0, got {eta}")
         self.sampler_errors.append((str(name), eta, self._count(count)))
 
+    def add_sampler_tv(self, name, tau, count=1):
+        """Record ``count`` draws whose law is within total variation ``tau`` of the ideal law.
+
+        With ``T = sum tau * count`` over all such entries, the law of the whole
+        run is within total variation T of the ideal run's, so an ideal
+        ``(eps, delta)``-DP run is ``(eps, delta + (1 + e^eps) T)``-DP: for any
+        event S, ``P~_D(S) <= P_D(S) + T <= e^eps P_D'(S) + delta + T <= e^eps
+        P~_D'(S) + delta + (1 + e^eps) T``.  :meth:`get_epsilon` at ``delta``
+        accounts the ideal run at ``delta - (1 + e^eps_a) T``, with ``eps_a`` the
+        ideal epsilon at ``delta / 2`` (an upper bound of the answer).
+
+        Parameters
+        ----------
+        name : str
+        tau : float
+            Total-variation bound of one draw, finite and ``>= 0``.
+        count : int, default=1
+        """
+        tau = _as_float(tau, "tau")
+        if not (math.isfinite(tau) and tau >= 0):
+            raise ValueError(f"tau must be finite and >= 0, got {tau}")
+        self.sampler_tvs.append((str(name), tau, self._count(count)))
+
+    def _tv_delta(self, delta):
+        """The delta left for the ideal run once the samplers' total variation is paid."""
+        total = math.fsum(tau * count for _, tau, count in self.sampler_tvs) * (1 + 1e-12)
+        if total == 0.0:
+            return delta
+        eps_a = self._ideal_epsilon(delta / 2.0)[0]
+        left = delta - (1.0 + math.exp(min(eps_a, 700.0))) * total
+        return left if left >= delta / 2.0 else 0.0
+
     @property
     def private(self):
         """False if any data-dependent quantity was computed without budget."""
@@ -1856,19 +1889,27 @@ class PrivacyLedger:
         delta = _check_delta(delta)
         if self.leaks and not ignore_leaks:
             return (math.inf, "leak") if return_method else math.inf
+        delta = self._tv_delta(delta)
+        if delta <= 0.0:
+            return (math.inf, "sampler slack") if return_method else math.inf
+        eps, method = self._ideal_epsilon(delta)
+        return (eps, method) if return_method else eps
+
+    def _ideal_epsilon(self, delta):
+        """(epsilon, method) at delta with the multiplicative sampler slack H."""
         slack = self._sampler_slack()
         if slack > 0:
             # delta e^-H, rounded down (exp and the product are each within an ulp)
             delta = math.nextafter(math.nextafter(delta * math.exp(-slack), 0.0), 0.0)
             if delta <= 0.0:
-                return (math.inf, "sampler slack") if return_method else math.inf
+                return math.inf, "sampler slack"
         cands = self._group_candidates(self.entries, delta)
         for glist in self._groupings():
             cands.extend(self._split_candidates(glist, delta))
         eps, method = min(cands, key=lambda c: c[0])
         if slack > 0:
             eps = math.nextafter(eps + 2.0 * slack, math.inf)
-        return (eps, method) if return_method else eps
+        return eps, method
 
     def to_list(self):
         """List of dicts describing each recorded mechanism."""
@@ -1887,6 +1928,9 @@ class PrivacyLedger:
         for name, eta, count in self.sampler_errors:
             lines.append(f"  ~ {name}: floating-point sampler: {count} draws within "
                          f"exp(+-{eta:.6g}) of the ideal law")
+        for name, tau, count in self.sampler_tvs:
+            lines.append(f"  ~ {name}: floating-point sampler: {count} draws within "
+                         f"total variation {tau:.3g} of the ideal law")
         for name, description in self.leaks:
             lines.append(f"  ! NOT PRIVATE: {name}: {description}")
         if self._delta is None:
@@ -1900,6 +1944,7 @@ class PrivacyLedger:
                          f"({eps:.6g}, {self._delta:.3g}) [{method}])")
         else:
             eps, method = self.get_epsilon(self._delta, return_method=True)
-            slack = " incl. floating-point sampler slack" if self.sampler_errors else ""
+            slack = (" incl. floating-point sampler slack"
+                     if self.sampler_errors or self.sampler_tvs else "")
             lines.append(f"Total: ({eps:.6g}, {self._delta:.3g})-DP [{method}{slack}]")
         return "\n".join(lines)

@@ -15,11 +15,21 @@ from sparsedp.accounting import PrivacyLedger, calibrate_pure_composition
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.exceptions import PrivacyLeakWarning
 from sparsedp.penalties import L1, L2, ElasticNet, as_penalty
-from sparsedp._noise import NOISE_ETA
 from sparsedp.solvers._dp_gcd import SCORE_FLOAT_FACTOR
 from sparsedp.solvers import NonPrivateDiagnostics, calibrate_dp_gcd, dp_gcd, exact, objective
 
 RULES = ["gs-r", "gs-s", "gs-q"]
+
+
+def ideal_budget(eps, delta, n_iter, p, private_smoothness=False):
+    """The budget left for the ideal mechanisms once the samplers' slack is paid:
+    H = 2**-40 per integer draw (n_iter gradients, p constants if estimated) +
+    2**-38 per exponential selection; report-noisy-max's total variation
+    2**-52 (1725 + 14.5 log p) + p 2**-66 per selection, times (1 + e^eps)."""
+    H = 2.0 ** -40 * (n_iter + p * private_smoothness) + 2.0 ** -38 * n_iter
+    tv = (1 + math.exp(eps)) * n_iter * (2.0 ** -52 * (1725 + 14.5 * math.log(p))
+                                         + p * 2.0 ** -66)
+    return eps - 2 * H, (delta - tv) * math.exp(-H)
 CASES = [
     (Squared(), L1(0.02), False),
     (Squared(), ElasticNet(0.03, 0.5), False),
@@ -375,10 +385,9 @@ def test_released_gradient_noise_has_the_calibrated_law(gradient_noise, selectio
 @pytest.mark.parametrize("n_iter", [1, 5, 20])
 def test_calibration_spends_the_budget_and_no_more(selection, gradient_noise, n_iter):
     eps, delta = 1.0, 1e-6
-    H = NOISE_ETA * n_iter  # the integer sampler's slack (sparsedp._noise)
-    e0 = calibrate_dp_gcd(eps - 2 * H, delta * math.exp(-H), n_iter, selection,
-                          gradient_noise)
     X, y = make_sparse_problem(n=30, p=20)
+    eps_i, delta_i = ideal_budget(eps, delta, n_iter, 20)
+    e0 = calibrate_dp_gcd(eps_i, delta_i, n_iter, selection, gradient_noise)
     res = dp_gcd(X, y, Squared(), L1(0.01), epsilon=eps, delta=delta, n_iter=n_iter,
                  clip=1.0, smoothness=np.ones(20), selection=selection,
                  gradient_noise=gradient_noise, random_state=0)
@@ -470,8 +479,8 @@ def test_same_seed_same_fit_and_leaks_are_reported():
         d = dp_gcd(X, y, Logistic(), L1(0.01), smoothness=0.1, **kw)
     assert d.privacy.epsilon == math.inf  # the feature bounds leaked
     assert d.privacy.get_epsilon(1e-4, ignore_leaks=True) <= 1.0 + 1e-9
-    H = NOISE_ETA * (10 + X.shape[1])  # the integer sampler's slack: 10 + p draws
-    assert d.info["epsilon0"] == calibrate_dp_gcd(0.9 * (1 - 2 * H), 1e-4 * math.exp(-H), 10,
+    eps_i, delta_i = ideal_budget(1.0, 1e-4, 10, X.shape[1], private_smoothness=True)
+    assert d.info["epsilon0"] == calibrate_dp_gcd(0.9 * eps_i, delta_i, 10,
                                                   d.info["selection"])
 
 

@@ -34,6 +34,17 @@ DEFAULT_SELECTION = "laplace"  # of calibrate_dp_gcd; dp_gcd's None: _auto_selec
 # gradient's sensitivity on each side, GreedyKernel) and for the floating-point
 # evaluation of the scores (docs/privacy.rst, "Floating point").
 SCORE_FLOAT_FACTOR = 1.0 + 2.0 ** -10
+# The noisy max's samplers under floating point (docs/privacy.rst, "Noisy max under
+# floating point"): every index probability of the exponential mechanism is within
+# exp(+-2**-38) of the ideal law; report-noisy-max is within total variation
+# laplace_selection_tv(p) of it.
+EXPONENTIAL_SELECTION_ETA = 2.0 ** -38
+
+
+def laplace_selection_tv(n_candidates):
+    """Total-variation bound of one report-noisy-max draw over ``n_candidates``."""
+    m = max(int(n_candidates), 1)
+    return 2.0 ** -52 * (1725.0 + 14.5 * math.log(m)) + m * 2.0 ** -66
 
 
 def _auto_selection(epsilon, delta, n_iter, n_candidates, gradient_noise):
@@ -289,9 +300,18 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
     # eta <= NOISE_ETA: the ideal mechanisms get (epsilon - 2 H, delta e^-H), H =
     # eta * draws (PrivacyLedger.add_sampler_error); draws: n_iter gradients and
     # p smoothness constants if they are estimated
+    # and the selections: the exponential mechanism's index law is within
+    # exp(+-2**-38) of the ideal, report-noisy-max's within total variation
+    # laplace_selection_tv(p) (docs/privacy.rst, "Noisy max under floating point");
+    # both are charged whichever selection runs
     private_m = smoothness is not None and np.ndim(smoothness) == 0
-    slack = NOISE_ETA * (n_iter + p * private_m) if math.isfinite(epsilon) else 0.0
-    eps_ideal, delta_opt = epsilon - 2.0 * slack, delta * math.exp(-slack)
+    slack = (NOISE_ETA * (n_iter + p * private_m) + EXPONENTIAL_SELECTION_ETA * n_iter
+             if math.isfinite(epsilon) else 0.0)
+    tv = (1.0 + math.exp(min(epsilon, 700.0))) * n_iter * laplace_selection_tv(p) \
+        if math.isfinite(epsilon) else 0.0
+    eps_ideal, delta_opt = epsilon - 2.0 * slack, (delta - tv) * math.exp(-slack)
+    if delta_opt <= delta / 2:
+        raise ValueError(f"delta = {delta} is below the selections' sampler slack {tv:.3g}")
     if eps_ideal <= 0:
         raise ValueError(f"epsilon = {epsilon} is below the sampler's slack {2 * slack:.3g}")
     M, eps_opt, _ = resolve_smoothness(X, datafit, smoothness, eps_ideal, feature_bounds,
@@ -331,6 +351,12 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
                 score_sensitivity=sensitivity, ledger=ledger)
         ledger.add_sampler_error("coordinate gradients' integer noise", noise.eta,
                                  count=n_iter)
+        if selection == "exponential":
+            ledger.add_sampler_error("selections (exponential mechanism)",
+                                     EXPONENTIAL_SELECTION_ETA, count=n_iter)
+        else:
+            ledger.add_sampler_tv("selections (report-noisy-max)",
+                                  laplace_selection_tv(live.size), count=n_iter)
         kernel_selection = selection
     else:
         selection = DEFAULT_SELECTION if selection is None else selection
