@@ -609,3 +609,27 @@ def test_split_budget():
     parts = split_budget(2.0, 1e-6, [1 / 3] * 3)
     assert sum(p[0] for p in parts) <= 2.0 and sum(p[1] for p in parts) <= 1e-6
     assert split_budget(math.inf, 1e-5, [0.5, 0.5])[0][0] == math.inf
+
+
+def test_sampler_total_variation_is_paid_from_delta():
+    """add_sampler_tv: a run within total variation T of the ideal one is
+    (eps, delta + (1 + e^eps) T)-DP; the ledger pays (1 + e^eps_a) T out of delta,
+    eps_a the ideal epsilon at delta / 2 (an upper bound of the answer)."""
+    led = PrivacyLedger(delta=1e-6)
+    led.add_gaussian("g", 10.0, count=100)
+    ideal = led.epsilon
+    led.add_sampler_tv("selection", 1e-12, count=1000)
+    eps_a = gaussian_epsilon(10.0, 100, 0.5e-6)
+    expected = gaussian_epsilon(10.0, 100, 1e-6 - (1 + math.exp(eps_a)) * 1e-9)
+    assert led.epsilon == pytest.approx(expected, rel=1e-6)
+    assert led.epsilon > ideal
+    # the guarantee it states holds: delta_ideal(eps) + (1 + e^eps) T <= delta
+    from sparsedp.accounting import gaussian_delta
+    assert gaussian_delta(10.0, 100, led.epsilon) + (1 + math.exp(led.epsilon)) * 1e-9 <= 1e-6
+    assert "total variation" in str(led)
+    with pytest.raises(ValueError, match="tau"):
+        led.add_sampler_tv("x", -1.0)
+    huge = PrivacyLedger(delta=1e-6)
+    huge.add_gaussian("g", 10.0, count=100)
+    huge.add_sampler_tv("x", 1e-3)
+    assert huge.epsilon == math.inf
