@@ -3,8 +3,8 @@
 One step (Algorithm 1 of Mangold et al., ICML 2022, lines 4-7): draw j
 uniformly, compute the clipped coordinate gradient
 ``g_j = (1/n) sum_i clip(X_ij loss'(z_i, y_i), C_j)`` over column j's nonzeros,
-add ``N(0, sigma_j^2)`` and take ``theta_j <- prox_{gamma_j psi_j}(theta_j -
-gamma_j (g_j + eta_j))``.  The margin ``z = X theta`` and the derivative cache
+release it on its grid with discretised Gaussian noise of sd ``sigma_j`` and take
+``theta_j <- prox_{gamma_j psi_j}(theta_j - gamma_j noisy g_j)``.  The margin ``z = X theta`` and the derivative cache
 ``d_i = loss'(z_i, y_i)`` are refreshed over the same nonzeros, so a step costs
 O(nnz of column j) and at most nnz(X_j) exponentials (none if theta_j stays),
 computed by a vectorised loop (``_core.sigmoid_neg_fill``).
@@ -31,9 +31,10 @@ Coordinates come from their own generator, ``BATCH`` at a time
 calls (results do not depend on how the steps are split into calls); the next
 batch is always drawn, so the two-stage prefetch pipeline (an offset ``2 *
 LOOKAHEAD`` steps ahead, its block's cache lines ``LOOKAHEAD`` steps ahead)
-runs on across batch boundaries.  Normals come ``BATCH`` at a time from the
-noise generator through ``_random.standard_normal_fill`` (numpy's ziggurat with
-its common case inlined: numpy's draws, bit for bit, at about a third of the cost).
+runs on across batch boundaries.  The noise: the clipped gradient is released
+on its public grid, ``g_j (rint(G_j / g_j) + J)`` with ``J`` the integer noise of
+:mod:`sparsedp._noise` (``BATCH`` draws at a time), so that no raw floating-point
+noisy value exists (docs/privacy.rst, "Floating point").
 """
 from libc.stdint cimport int32_t, int64_t, uint16_t, uint64_t
 from numpy.random cimport bitgen_t
@@ -320,10 +321,11 @@ cdef class RandomStreams:
     (Algorithm 1) as ``integers(0, p, BATCH)``; with ``"shuffle"`` as a stream of
     fresh uniformly random permutations, one after the other (every coordinate
     once per pass), each a Fisher-Yates shuffle of ``arange(p)`` swapping ``i``
-    with ``integers(0, i + 1)`` for ``i = p - 1, ..., 1``.  Noise comes from ``noise_generator`` as
-    ``standard_normal(BATCH)`` (equal to BATCH scalar draws; drawn by
-    ``_random.standard_normal_fill``), one normal per
-    noisy step.  Buffers persist across :func:`dp_cd_steps` calls, so a run does
+    with ``integers(0, i + 1)`` for ``i = p - 1, ..., 1``.  Noise comes from
+    ``noise_generator``: ``noise.draw`` (the integer law of the releases on a grid,
+    :class:`~sparsedp._noise.IntegerNoise`) BATCH at a time, one per noisy step;
+    or, for the planted bug ``"raw_float_noise"`` only, ``standard_normal(BATCH)``
+    (``_random.standard_normal_fill``).  Buffers persist across :func:`dp_cd_steps` calls, so a run does
     not depend on how its steps are split into calls; draws left in the buffers
     at the end are unused.  Neither stream looks at the data.
     """
