@@ -1,0 +1,404 @@
+"""Worst-case neighbouring datasets and samplers of the audited mechanisms.
+
+Every sampler calls the *public* solver API (or, for the noisy max, the
+kernel's sampler) and returns i.i.d. outputs of ONE release of the audited
+mechanism on two neighbouring datasets D and D' (replace-one: they differ in
+row 0 only), with the claimed epsilon of that one release at the audit's delta.
+
+Many i.i.d. releases per fit
+----------------------------
+A fit costs at least 0.3-0.8 ms of Python overhead, so one release per fit
+would take most of the CI budget.  The datasets are built so that one fit makes
+many independent releases of the same mechanism on the same input:
+
+* DP-CD (``selection="shuffle"``, ``passes=1``, ``averaging=False``, no
+  penalty, ``M_j = step_size = 1``): each coordinate is updated exactly once,
+  from ``theta_j = 0``, so ``coef_j = -(the noisy release of g_j)`` exactly.
+  Row 0 has a 1 in every column and the label ``+L`` on D, ``-L`` on D'
+  (``L = 1e6``: the label flip of the issue), so its clipped term is ``-C_j``
+  on D and ``+C_j`` on D' in every column whatever the iterate; column j's other
+  nonzero is in a row of its own.  The p releases of a fit are i.i.d.: p
+  samples of one Gaussian release, each claimed with the run's multiplier z.
+* DP-GCD: every per-sample term is saturated (labels ``+-L``), so every clipped
+  term is exactly ``+-C_j`` whatever the iterate: the clipped gradient, hence
+  the scores, never change.  Each of the ``n_iter`` iterations is an
+  independent draw of the same selection on the same scores, and an
+  independent release of the same value: n_iter samples of each (20 per fit,
+  see ``GCD_BUDGET``), claimed at the per-step epsilon0.  Steps of 2^-40 keep
+  the iterate nearly still, so that even the planted variant without clipping
+  (whose terms then depend on it) keeps nearly fixed scores.
+* Private smoothness constants: one feature (a one-coordinate Laplace release
+  is a tight audit), one call of ``private_smoothness`` per sample.
+
+The single-release configurations of the issue (``dp_cd`` with ``T K = 1``,
+``dp_gcd`` with ``n_iter = 1``, smoothness through ``dp_cd``) are here too
+(``batched=False``, :func:`smoothness_dp_cd_samples`); the long suite runs them.
+"""
+import contextlib
+import dataclasses
+import functools
+import importlib
+import math
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+
+from sparsedp._planted import planted
+from sparsedp.accounting import calibrate_gaussian, gdp_epsilon
+from sparsedp.datafits import Squared
+from sparsedp.solvers import dp_cd, dp_gcd
+
+#: a label this large saturates every clipped term: |X_ij loss'(0, y)| = 2e6 >> C_j
+L = 1e6
+#: the audits' delta (Gaussian releases are claimed at it)
+DELTA = 1e-3
+#: the claimed epsilon of one Gaussian release (at DELTA) in the batched audits
+GAUSSIAN_CLAIM = 2.0
+#: clipped term per coordinate C_j (not dyadic: neighbouring values differ in
+#: their low-order bits, which is what the floating-point attack needs)
+C_J = 0.7
+
+
+@dataclasses.dataclass
+class Samples:
+    """i.i.d. outputs of one release on D and on D', and the release's claim."""
+    d: np.ndarray
+    d2: np.ndarray
+    claim: float      # epsilon of one release at DELTA (pure DP: its epsilon)
+    delta: float
+    what: str         # the mechanism and the configuration
+    seconds: float = 0.0
+
+
+def variant(bug):
+    """``planted(bug)``, or nothing for ``bug=None`` (the real mechanism)."""
+    return planted(bug) if bug else contextlib.nullcontext()
+
+
+# ---- integer noise tables -----------------------------------------------------------
+#
+# The solvers build an IntegerNoise table (alias table computed exactly, ~25 ms)
+# at every fit.  The table is immutable once built and the draws take the
+# generator as an argument, so handing the solver an already built table for
+# the same arguments changes nothing but the time (checked bit for bit by
+# test_noise_table_cache_is_transparent).
+
+_TABLES = {}
+_PATCH_MODULES = ("sparsedp.solvers._dp_cd", "sparsedp.solvers._dp_gcd",
+                  "sparsedp.solvers._smoothness", "sparsedp._dp_gcd_fast",
+                  "sparsedp._dp_cd_fast")
+
+
+def _cached_integer_noise(cls):
+    @functools.wraps(cls)
+    def make(*args, **kwargs):
+        key = (args, tuple(sorted(kwargs.items())))
+        table = _TABLES.get(key)
+        if table is None:
+            table = _TABLES[key] = cls(*args, **kwargs)
+        return table
+    make.__wrapped_class__ = cls
+    return make
+
+
+@contextlib.contextmanager
+def cached_noise_tables(enabled=True):
+    """Memoise ``IntegerNoise(law, scale)`` in the solver modules (no-op if absent)."""
+    patched = []
+    if enabled:
+        for name in _PATCH_MODULES:
+            try:
+                module = importlib.import_module(name)
+            except ImportError:
+                continue
+            cls = module.__dict__.get("IntegerNoise")
+            if isinstance(cls, type):
+                module.IntegerNoise = _cached_integer_noise(cls)
+                patched.append((module, cls))
+    try:
+        yield
+    finally:
+        for module, cls in patched:
+            module.IntegerNoise = cls
+
+
+# ---- DP-CD: coordinate gradient release (Gaussian) ------------------------------------
+
+def dp_cd_datasets(p, n):
+    """X (n x p), labels of D and D', public smoothness and the clip of the DP-CD audit.
+
+    Row 0: a 1 in every column, label ``L`` (D) or ``-L`` (D'): clipped term
+    ``-C_j`` / ``+C_j``.  Row 1 + j: a 1 in column j only, label ``-0.15 C_j``
+    (term ``0.3 C_j``, unclipped; it is read once, before theta_j moves).
+    Rows beyond 1 + p are empty (n a power of two: the division by n is exact).
+    """
+    assert n >= p + 1
+    rows = np.r_[np.zeros(p, dtype=int), 1 + np.arange(p)]
+    cols = np.r_[np.arange(p), np.arange(p)]
+    X = sp.csc_matrix((np.ones(2 * p), (rows, cols)), shape=(n, p))
+    y = np.zeros(n)
+    y[1:p + 1] = -0.15 * C_J
+    y_d, y_d2 = y.copy(), y.copy()
+    y_d[0], y_d2[0] = L, -L
+    M = np.ones(p)
+    clip = C_J * math.sqrt(p)  # C_j = sqrt(M_j / tr M) clip = C_J (p a power of 4)
+    return X, y_d, y_d2, M, clip
+
+
+def _fit_stream(seed, stream):
+    return np.random.default_rng([seed, stream])
+
+
+@functools.lru_cache(maxsize=None)
+def dp_cd_samples(n_samples, seed, bug=None, batched=True, claim=GAUSSIAN_CLAIM):
+    """DP-CD's coordinate release: ``coef_j`` of one-step-per-coordinate fits.
+
+    ``batched``: p = 64 coordinates (64 releases per fit, budget such that one
+    release is ``(claim, DELTA)``-DP); else the issue's ``T K = 1``: one feature,
+    ``epsilon = claim``.
+    """
+    import time
+    t0 = time.perf_counter()
+    p, n = (64, 128) if batched else (1, 2)
+    X, y_d, y_d2, M, clip = dp_cd_datasets(p, n)
+    mu1 = 1.0 / calibrate_gaussian(claim, DELTA, 1)
+    epsilon = gdp_epsilon(math.sqrt(p) * mu1, DELTA) if batched else claim
+    out, zs = [], []
+    for stream, y in enumerate((y_d, y_d2)):
+        rng = _fit_stream(seed, stream)
+        chunks, count = [], 0
+        with variant(bug), cached_noise_tables():
+            while count < n_samples:
+                res = dp_cd(X, y, Squared(), epsilon=epsilon, delta=DELTA, passes=1,
+                            clip=clip, smoothness=M, selection="shuffle",
+                            averaging=False, random_state=rng)
+                chunks.append(res.coef)
+                count += p
+        zs.append(res.info["noise_multiplier"])
+        out.append(np.concatenate(chunks)[:n_samples])
+    z = max(zs)
+    return Samples(out[0], out[1], gdp_epsilon(1.0 / z, DELTA), DELTA,
+                   f"DP-CD coordinate release (Gaussian, z = {z:.4g}, "
+                   f"{'64 releases per fit' if batched else 'T K = 1'})",
+                   time.perf_counter() - t0)
+
+
+# ---- DP-GCD: selection and gradient release ----------------------------------------
+
+GCD_P, GCD_N = 16, 64
+#: tiny steps: the iterate barely moves, so even a planted variant without
+#: clipping (whose terms then depend on the iterate) keeps nearly fixed scores
+GCD_STEP = 2.0 ** -40
+
+#: (selection, gradient noise, batched) -> (epsilon, delta, n_iter) of a fit, such
+#: that epsilon0 ~ 1 (the Gaussian release with the exponential mechanism: z =
+#: 2 / epsilon0 ~ 1.44, one release ~ (2, 1e-3)).  Found offline with
+#: calibrate_dp_gcd; the samplers read the actual epsilon0 from the fit.
+#: 20 iterations per fit at delta = 0.5: dp_gcd charges the noisy max sampler's
+#: total variation to delta as (1 + e^epsilon) n_iter tv, which caps the total
+#: epsilon of a fit (about 24 at delta = 0.5, 18 at delta = 1e-3).  The
+#: audited selection is pure (epsilon0-DP) and one Gaussian release is claimed
+#: from its multiplier z, so the fit's delta plays no part in the claims.
+GCD_BUDGET = {
+    ("exponential", "laplace", True): (12.5, 0.5, 20),
+    ("exponential", "gaussian", True): (12.25, 0.5, 20),
+    ("laplace", "laplace", True): (18.0, 0.5, 20),
+    ("laplace", "laplace", False): (2.0, 1e-3, 1),
+    ("exponential", "laplace", False): (2.0, 1e-3, 1),
+}
+
+
+def dp_gcd_datasets(p, n, monotone):
+    """X (n x p), labels of D and D', public smoothness and clip of the DP-GCD audits.
+
+    Every label is ``+-L``: every clipped term is ``+-C_j`` for any iterate.
+    Row 0 has a nonzero in every column and label ``L`` (D) / ``-L`` (D'); rows
+    1 + 2j, 2 + 2j (``monotone``) or 1 + j hold a 1 in column j, label ``-L``
+    (term ``+C_j``).
+
+    * ``monotone=True`` (the release audit): row 0 is all ones: on D every
+      column's clipped gradient is ``(2 - 1) C_j / n``, on D' ``3 C_j / n`` -- a
+      shift of the sensitivity ``2 C_j / n``; all scores equal.
+    * ``monotone=False`` (the selection audit): row 0 is ``+1`` on column 0 and
+      ``-1`` elsewhere, one own row per column: on D the scores are
+      ``(0, Delta, ..., Delta)``, on D' ``(Delta, 0, ..., 0)``: coordinate 0 gains
+      Delta and every other loses Delta (non-monotone neighbours, the worst case
+      of report-noisy-max).
+    """
+    own = 2 if monotone else 1
+    assert n >= 1 + own * p
+    rows, cols, vals = [0] * p, list(range(p)), [1.0] * p
+    if not monotone:
+        vals = [1.0] + [-1.0] * (p - 1)
+    for j in range(p):
+        for r in range(own):
+            rows.append(1 + own * j + r)
+            cols.append(j)
+            vals.append(1.0)
+    X = sp.csc_matrix((vals, (rows, cols)), shape=(n, p))
+    y = np.zeros(n)
+    y[1:1 + own * p] = -L
+    y_d, y_d2 = y.copy(), y.copy()
+    y_d[0], y_d2[0] = L, -L
+    M = np.ones(p)
+    clip = C_J * math.sqrt(p)
+    return X, y_d, y_d2, M, clip
+
+
+def _gcd_runs(X, ys, M, clip, budget, n_samples, seed, bug, key, **kwargs):
+    epsilon, delta, n_iter = budget
+    out, infos = [], []
+    for stream, y in enumerate(ys):
+        rng = _fit_stream(seed, stream)
+        chunks, count = [], 0
+        with variant(bug), cached_noise_tables():
+            while count < n_samples:
+                res = dp_gcd(X, y, Squared(), epsilon=epsilon, delta=delta, n_iter=n_iter,
+                             clip=clip, smoothness=M, step_size=GCD_STEP,
+                             random_state=rng, **kwargs)
+                chunks.append(np.asarray(res.info[key]))
+                count += n_iter
+        infos.append(res.info)
+        out.append(np.concatenate(chunks)[:n_samples])
+    return out, infos[0]
+
+
+@functools.lru_cache(maxsize=None)
+def dp_gcd_release_samples(n_samples, seed, bug=None, gradient_noise="laplace",
+                           batched=True):
+    """DP-GCD's released coordinate gradient (``info["released"]``); the fits
+    select with the exponential mechanism (``batched=False``: Laplace)."""
+    import time
+    t0 = time.perf_counter()
+    X, y_d, y_d2, M, clip = dp_gcd_datasets(GCD_P, GCD_N, monotone=True)
+    selection = "exponential" if batched else "laplace"
+    budget = GCD_BUDGET[selection, gradient_noise, batched]
+    (d, d2), info = _gcd_runs(X, (y_d, y_d2), M, clip, budget, n_samples, seed, bug,
+                              "released", selection=selection,
+                              gradient_noise=gradient_noise)
+    eps0 = info["epsilon0"]
+    if gradient_noise == "laplace":
+        claim, law = eps0, f"Laplace, epsilon0 = {eps0:.4g}"
+    else:
+        z = (2.0 if selection == "exponential" else 1.0) / eps0
+        claim, law = gdp_epsilon(1.0 / z, DELTA), f"Gaussian, z = {z:.4g}"
+    return Samples(d, d2, claim, DELTA,
+                   f"DP-GCD gradient release ({law}, {selection} selection, "
+                   f"n_iter = {budget[2]} per fit)", time.perf_counter() - t0)
+
+
+@functools.lru_cache(maxsize=None)
+def dp_gcd_selection_samples(n_samples, seed, bug=None, selection="laplace", rule="gs-r",
+                             batched=True):
+    """DP-GCD's selected coordinate (``info["selected"]``) on non-monotone neighbours."""
+    import time
+    t0 = time.perf_counter()
+    X, y_d, y_d2, M, clip = dp_gcd_datasets(GCD_P, GCD_N, monotone=False)
+    budget = GCD_BUDGET[selection, "laplace", batched]
+    (d, d2), info = _gcd_runs(X, (y_d, y_d2), M, clip, budget, n_samples, seed, bug,
+                              "selected", selection=selection, rule=rule,
+                              gradient_noise="laplace")
+    eps0 = info["epsilon0"]
+    return Samples(d, d2, eps0, 0.0,
+                   f"DP-GCD selection ({selection}, {rule}, epsilon0 = {eps0:.4g}, "
+                   f"n_iter = {budget[2]} per fit)", time.perf_counter() - t0)
+
+
+# ---- report-noisy-max / exponential mechanism, the kernel's sampler -----------------
+
+NM_P, NM_DELTA, NM_EPS0 = 16, 1.0, 1.0
+
+
+@functools.lru_cache(maxsize=None)
+def noisy_max_samples(n_samples, seed, selection="laplace", scale_factor=2.0):
+    """``NoisyMax(scores, scale, selection).draw`` on s and s' (StatDP style).
+
+    ``s = (0, Delta, ..., Delta)`` and ``s' = s + Delta`` at index 0, ``- Delta``
+    elsewhere.  ``scale = scale_factor * Delta / eps0``: 2 is the library's
+    (Laplace ``2 Delta / eps0``; exponential ``P(j) ∝ exp(eps0 s_j / (2 Delta))``),
+    1 the monotone-scores scale (the planted bug "monotone_selection").
+    """
+    import time
+    from sparsedp._dp_gcd_fast import NoisyMax
+    t0 = time.perf_counter()
+    s = np.full(NM_P, NM_DELTA)
+    s[0] = 0.0
+    s2 = s - NM_DELTA
+    s2[0] = s[0] + NM_DELTA
+    scale = scale_factor * NM_DELTA / NM_EPS0
+    out = []
+    for stream, scores in enumerate((s, s2)):
+        rng = _fit_stream(seed, stream)
+        out.append(NoisyMax(scores, scale, selection, rng).draw(n_samples))
+    return Samples(out[0], out[1], NM_EPS0, 0.0,
+                   f"NoisyMax kernel ({selection}, scale {scale_factor:g} Delta / eps0, "
+                   f"p = {NM_P})", time.perf_counter() - t0)
+
+
+# ---- private smoothness constants (Laplace) -------------------------------------------
+
+SM_N, SM_BOUND, SM_EPS = 64, 0.9, 1.0
+
+
+def smoothness_datasets(n=SM_N, bound=SM_BOUND, at_bound=4):
+    """One feature; ``at_bound`` rows at the bound; row 0 is 0 (D) or 2 bound (D').
+
+    Row 0's clipped value is 0 on D and b on D' (``b = 2 bound^2 = 1.62``, not
+    dyadic; ``2 bound`` is clipped): a shift of the sensitivity b of the
+    clipped sum (``4 b`` against ``5 b``).  The Laplace noise (scale ``b /
+    epsilon'`` on the sum) is then comparable to the sum, so raw floating-point
+    noise often cancels most of it -- the regime of the floating-point attack --
+    while the post-processing clamp ``[scale, b]`` (of the average) rarely acts.
+    """
+    col = np.zeros(n)
+    col[1:1 + at_bound] = bound
+    X_d = sp.csc_matrix(col[:, None])
+    col2 = col.copy()
+    col2[0] = 2.0 * bound
+    X_d2 = sp.csc_matrix(col2[:, None])
+    return X_d, X_d2
+
+
+@functools.lru_cache(maxsize=None)
+def smoothness_samples(n_samples, seed, bug=None):
+    """``private_smoothness(X, Squared(), eps, bound, generator)[0]`` (Laplace, p = 1)."""
+    import time
+    from sparsedp.solvers._smoothness import private_smoothness
+    t0 = time.perf_counter()
+    out = []
+    for stream, X in enumerate(smoothness_datasets()):
+        rng = _fit_stream(seed, stream)
+        vals = np.empty(n_samples)
+        with variant(bug), cached_noise_tables():
+            for i in range(n_samples):
+                vals[i] = private_smoothness(X, Squared(), SM_EPS, np.array([SM_BOUND]),
+                                             rng)[0][0]
+        out.append(vals)
+    return Samples(out[0], out[1], SM_EPS, 0.0,
+                   f"private smoothness constant (Laplace, epsilon' = {SM_EPS:g}, p = 1)",
+                   time.perf_counter() - t0)
+
+
+@functools.lru_cache(maxsize=None)
+def smoothness_dp_cd_samples(n_samples, seed, bug=None):
+    """The same release through ``dp_cd(..., smoothness=0.5, feature_bounds=bound)``:
+    ``res.info["smoothness"]`` (epsilon = 2, so epsilon' = 1)."""
+    import time
+    t0 = time.perf_counter()
+    out = []
+    for stream, X in enumerate(smoothness_datasets()):
+        rng = _fit_stream(seed, stream)
+        vals = np.empty(n_samples)
+        y = np.zeros(X.shape[0])
+        with variant(bug), cached_noise_tables(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for i in range(n_samples):
+                res = dp_cd(X, y, Squared(), epsilon=2.0 * SM_EPS, delta=DELTA, passes=1,
+                            clip=1.0, smoothness=0.5, feature_bounds=SM_BOUND,
+                            random_state=rng)
+                vals[i] = res.info["smoothness"][0]
+        out.append(vals)
+    return Samples(out[0], out[1], SM_EPS, 0.0,
+                   "private smoothness constant through dp_cd (Laplace, epsilon' = "
+                   f"{SM_EPS:g} of epsilon = {2 * SM_EPS:g})", time.perf_counter() - t0)
