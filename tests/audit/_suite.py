@@ -1,0 +1,129 @@
+"""The audits of the suite: each mechanism, its samplers, sample sizes and planted bugs.
+
+Shared by the tests (``test_*.py``) and by ``table.py``.  Every audit has
+
+* a *statistical* audit of the real mechanism (threshold events for real-valued
+  outputs, per-index events for selections): ``eps_lb <= claim``;
+* for real-valued releases, the *floating-point attack* (events on low-order
+  bits) against the real mechanism (``eps_lb <= claim``) and against the old
+  raw floating-point sampler, planted as ``"raw_float_noise"`` (``eps_lb >
+  claim``: the negative control);
+* its *planted bugs*: the same audit (threshold and bit events, the better on
+  the first halves) against each broken variant must give ``eps_lb > claim``.
+"""
+import dataclasses
+
+from _audit import audit, learn_bits, learn_threshold, learn_values
+import _mechanisms as mech
+
+RELEASE_BUGS = ("noise_halved", "no_clipping", "sensitivity_halved", "raw_float_noise")
+SELECTION_BUGS = ("noise_halved", "no_clipping", "sensitivity_halved",
+                  "monotone_selection")
+SMOOTHNESS_BUGS = ("noise_halved", "sensitivity_halved", "raw_float_noise")
+
+
+@dataclasses.dataclass(frozen=True)
+class Audit:
+    """One audited mechanism in one configuration."""
+    key: str                 # test id
+    name: str                # table row
+    sampler: object          # (n_samples, seed, bug) -> Samples
+    discrete: bool           # outputs are indices (no floating-point attack)
+    bugs: tuple              # planted bugs this audit must detect
+    n_ci: int                # samples per dataset in the CI subset
+    n_long: int              # ... in the long run (pytest -m audit_long)
+    seed: int
+    long_only: bool = False  # only in the long run
+    ci_bugs: tuple = None    # planted bugs run in CI (None: all of ``bugs``)
+
+    def bugs_for(self, long):
+        return self.bugs if long or self.ci_bugs is None else self.ci_bugs
+
+    def samples(self, bug=None, long=False):
+        return self.sampler(self.n_long if long else self.n_ci, self.seed, bug)
+
+    @property
+    def learners(self):
+        return (learn_values,) if self.discrete else (learn_threshold,)
+
+    # -- the four kinds of result ------------------------------------------------
+    def statistical(self, long=False):
+        s = self.samples(None, long)
+        return s, audit(s.d, s.d2, self.learners, s.delta)
+
+    def fp_attack(self, bug=None, long=False):
+        """The floating-point attack on the real mechanism, or on ``bug``."""
+        s = self.samples(bug, long)
+        return s, audit(s.d, s.d2, learn_bits, s.delta)
+
+    def planted(self, bug, long=False):
+        s = self.samples(bug, long)
+        learners = self.learners if self.discrete else self.learners + (learn_bits,)
+        return s, audit(s.d, s.d2, learners, s.delta)
+
+
+def _sampler(fn, **kwargs):
+    def sampler(n, seed, bug):
+        return fn(n, seed, bug, **kwargs)
+    return sampler
+
+
+def _noisy_max_sampler(selection):
+    def sampler(n, seed, bug):
+        # the planted bug at the kernel level is the wrong scale itself
+        factor = 1.0 if bug == "monotone_selection" else 2.0
+        return mech.noisy_max_samples(n, seed, selection, factor)
+    return sampler
+
+
+AUDITS = [
+    Audit("dp_cd", "DP-CD coordinate release (Gaussian)",
+          _sampler(mech.dp_cd_samples), False, RELEASE_BUGS, 40_000, 400_000, 1701),
+    Audit("dp_cd_single", "DP-CD coordinate release, T K = 1 (Gaussian)",
+          _sampler(mech.dp_cd_samples, batched=False), False, RELEASE_BUGS,
+          20_000, 20_000, 1702, long_only=True),
+    Audit("gcd_release_laplace", "DP-GCD gradient release (Laplace)",
+          _sampler(mech.dp_gcd_release_samples), False, RELEASE_BUGS,
+          20_000, 200_000, 1703),
+    Audit("gcd_release_gaussian", "DP-GCD gradient release (Gaussian)",
+          _sampler(mech.dp_gcd_release_samples, gradient_noise="gaussian"), False,
+          RELEASE_BUGS, 20_000, 200_000, 1704),
+    Audit("gcd_release_single", "DP-GCD gradient release, n_iter = 1 (Laplace)",
+          _sampler(mech.dp_gcd_release_samples, batched=False), False, RELEASE_BUGS,
+          20_000, 20_000, 1706, long_only=True),
+]
+for i, selection in enumerate(("laplace", "exponential")):
+    for j, rule in enumerate(("gs-s", "gs-r", "gs-q")):
+        AUDITS.append(Audit(
+            f"gcd_selection_{selection}_{rule}",
+            f"DP-GCD selection ({selection}, {rule.upper()})",
+            _sampler(mech.dp_gcd_selection_samples, selection=selection, rule=rule),
+            True, SELECTION_BUGS, 20_000, 100_000, 1710 + 3 * i + j,
+            # the hooks do not depend on the rule (and here neither do the
+            # scores): CI plants the bugs under GS-r, the long run under all
+            ci_bugs=None if rule == "gs-r" else ()))
+AUDITS += [
+    Audit("gcd_selection_single", "DP-GCD selection, n_iter = 1 (laplace, GS-R)",
+          _sampler(mech.dp_gcd_selection_samples, batched=False), True, SELECTION_BUGS,
+          20_000, 20_000, 1720, long_only=True),
+    Audit("noisy_max_laplace", "NoisyMax kernel: report-noisy-max (Laplace)",
+          _noisy_max_sampler("laplace"), True, ("monotone_selection",),
+          400_000, 4_000_000, 1721),
+    Audit("noisy_max_exponential", "NoisyMax kernel: exponential mechanism",
+          _noisy_max_sampler("exponential"), True, ("monotone_selection",),
+          400_000, 4_000_000, 1722),
+    Audit("smoothness", "private smoothness constant (Laplace)",
+          _sampler(mech.smoothness_samples), False, SMOOTHNESS_BUGS, 8_000, 40_000, 1730),
+    Audit("smoothness_dp_cd", "private smoothness through dp_cd (Laplace)",
+          _sampler(mech.smoothness_dp_cd_samples), False, SMOOTHNESS_BUGS,
+          4_000, 20_000, 1731, long_only=True),
+]
+BY_KEY = {a.key: a for a in AUDITS}
+
+
+def ci_audits(family=None):
+    return [a for a in AUDITS if not a.long_only and (family is None or a.key.startswith(family))]
+
+
+def all_audits(family=None):
+    return [a for a in AUDITS if family is None or a.key.startswith(family)]
