@@ -44,7 +44,7 @@ import numpy as np
 from libc.math cimport INFINITY
 
 from ._core cimport LOGISTIC, clip, loss_derivative, prox_elastic_net, sigmoid_neg_fill
-from ._noise cimport IntegerNoise, grid_release, noise_draw
+from ._noise cimport IntegerNoise, grid_release, noise_fill
 from ._random cimport generator_bitgen, standard_normal_fill, uniform_index_fill
 from ._validation import check_csc_structure
 
@@ -418,10 +418,8 @@ cdef class RandomStreams:
     cdef inline double integer_noise(self) noexcept nogil:
         """The next draw of the run's integer noise law (``noise``, plus its shift),
         BATCH at a time."""
-        cdef Py_ssize_t b
         if self.draw_pos == BATCH:
-            for b in range(BATCH):
-                self.draws[b] = noise_draw(&self.noise.table, self.noise_rng) + self.noise.table.shift
+            noise_fill(&self.noise.table, self.noise_rng, BATCH, self.draws)
             self.draw_pos = 0
         self.draw_pos += 1
         return self.draws[self.draw_pos - 1]

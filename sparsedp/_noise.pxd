@@ -1,5 +1,6 @@
 # Floating-point-safe noise: integer noise of a known law on a public grid.
 # See _noise.pyx and docs/privacy.rst ("Floating point").
+from libc.math cimport fabs, rint
 from libc.stdint cimport int64_t, uint16_t, uint64_t
 from numpy.random cimport bitgen_t
 
@@ -28,10 +29,25 @@ cdef enum:
 # exp(+-eta) of the ideal law, eta = IntegerNoise.eta).  The caller holds the
 # generator's lock.
 cdef int64_t noise_draw(const NoiseTable* table, bitgen_t* rng) noexcept nogil
+cdef int64_t noise_draw_from(const NoiseTable* table, bitgen_t* rng,
+                             uint64_t first) noexcept nogil
+
+# count draws plus the table's shift (the draws of noise_draw, its common case inlined)
+cdef void noise_fill(const NoiseTable* table, bitgen_t* rng, Py_ssize_t count,
+                     double* out) noexcept nogil
 
 # grid * (rint(x * inv_grid) + noise): x released on the public grid (noise: a
-# draw plus the table's shift).
-cdef double grid_release(double x, double inv_grid, double grid, double noise) noexcept nogil
+# draw plus the table's shift).  Inline: the kernels call it once a step.
+cdef inline double grid_release(double x, double inv_grid, double grid,
+                                double noise) noexcept nogil:
+    # rint(a) as (a + 1.5 * 2**52) - 1.5 * 2**52 for |a| < 2**51 (round to
+    # nearest even, as rint; two additions instead of a libm call without SSE4.1)
+    cdef double a = x * inv_grid
+    if fabs(a) < 2251799813685248.0:
+        a = (a + 6755399441055744.0) - 6755399441055744.0
+    else:
+        a = rint(a)
+    return grid * (a + noise)
 
 
 cdef class IntegerNoise:

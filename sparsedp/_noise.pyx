@@ -55,7 +55,7 @@ beyond 38 t (ideal probability below 1e-300) are never returned.
 from fractions import Fraction
 import math
 
-from libc.math cimport exp, log, rint, M_LN2
+from libc.math cimport exp, fabs, log, rint, M_LN2
 from libc.stdint cimport int64_t, uint64_t
 from numpy.random cimport bitgen_t
 
@@ -82,6 +82,7 @@ LAPLACE_BODY = 12.0             # K_T = ceil(12 b)
 BASE_CELLS = 400                # body cells of (at least) 1/400 of the body
 GAUSSIAN_CUTOFF = 38.0          # draws beyond 38 t are refused (probability < 1e-300)
 cdef double TWO63 = 9223372036854775808.0
+cdef double TWO51 = 2251799813685248.0
 cdef double CUTOFF = GAUSSIAN_CUTOFF
 cdef uint64_t LOW55 = (<uint64_t> 1 << 55) - 1
 cdef uint64_t LOW63 = (<uint64_t> 1 << 63) - 1
@@ -137,6 +138,12 @@ cdef inline bint keep(double log_p, uint64_t v) noexcept nogil:
 
 
 cdef int64_t noise_draw(const NoiseTable* table, bitgen_t* rng) noexcept nogil:
+    return noise_draw_from(table, rng, next64(rng))
+
+
+cdef int64_t noise_draw_from(const NoiseTable* table, bitgen_t* rng,
+                             uint64_t first) noexcept nogil:
+    # A draw whose first word is ``first`` (then fresh words).
     # One word usually decides a draw.  Its fields, from the top: slot (9 bits),
     # the first 15 of the 55 bits compared with the slot's threshold, 24 bits
     # for the integer within the cell, the first 15 of the 63 bits of the
@@ -147,8 +154,12 @@ cdef int64_t noise_draw(const NoiseTable* table, bitgen_t* rng) noexcept nogil:
     cdef uint64_t word, v, slot, thr, prefix, product, width, own
     cdef int64_t cell, k, j, kj, neg
     cdef double log_p, t, bt, btail
+    cdef bint first_word = True
     while True:
-        word = next64(rng)
+        if first_word:
+            word, first_word = first, False
+        else:
+            word = next64(rng)
         slot = word >> 55
         thr = table.threshold[slot]
         prefix = (word >> 40) & LOW15
@@ -204,8 +215,40 @@ cdef int64_t noise_draw(const NoiseTable* table, bitgen_t* rng) noexcept nogil:
         return (k ^ -neg) + neg  # -k if the sign bit is set, branch-free
 
 
-cdef double grid_release(double x, double inv_grid, double grid, double noise) noexcept nogil:
-    return grid * (rint(x * inv_grid) + noise)
+cdef void noise_fill(const NoiseTable* table, bitgen_t* rng, Py_ssize_t count,
+                     double* out) noexcept nogil:
+    """``count`` draws plus the table's shift: the common case of
+    :func:`noise_draw_from` inlined (one word, a decided alias comparison, a body
+    cell, an accepted Lemire draw, a fast acceptance); any other first word is
+    handed to :func:`noise_draw_from`, which takes the same decisions on it, so
+    the draws are those of :func:`noise_draw`."""
+    cdef Py_ssize_t i
+    cdef uint64_t word, slot, thr_hi, prefix, product, width, own, alias, lo
+    cdef int64_t cell, k, neg
+    cdef bint laplace = table.law == NOISE_LAPLACE
+    for i in range(count):
+        word = next64(rng)
+        slot = word >> 55
+        thr_hi = table.threshold[slot] >> 40
+        prefix = (word >> 40) & LOW15
+        own = prefix < thr_hi
+        alias = table.alias[slot]
+        cell = <int64_t> (alias ^ ((slot ^ alias) & (0 - own)))
+        width = <uint64_t> table.cell_width[cell]
+        product = ((word >> 16) & LOW24) * width
+        lo = product & LOW24
+        neg = <int64_t> (word & 1)
+        k = table.cell_start[cell] + <int64_t> (product >> 24)
+        if (prefix == thr_hi or cell >= table.n_cells or width > WIDTH24 or lo < width
+                or ((word >> 1) & LOW15) >= table.fast_accept[cell] >> 48
+                or (k == 0 and neg and not laplace)):
+            out[i] = <double> noise_draw_from(table, rng, word) + table.shift
+        elif laplace:
+            out[i] = <double> (k ^ -neg) + 0.5
+        else:
+            out[i] = <double> ((k ^ -neg) + neg)
+
+
 
 
 def _log_ratio(law, double scale, int64_t k, int64_t k0):
@@ -324,6 +367,17 @@ cdef class IntegerNoise:
         with generator.bit_generator.lock, nogil:
             for i in range(size):
                 view[i] = noise_draw(&self.table, rng)
+        return out
+
+    def fill(self, generator, Py_ssize_t size):
+        """``size`` draws plus the shift through the kernels' batch fill (the same
+        draws as :meth:`draw`, shifted; tests and benchmarks)."""
+        out = np.empty(size)
+        cdef double[::1] view = out
+        cdef bitgen_t* rng = generator_bitgen(generator)
+        if size:
+            with generator.bit_generator.lock, nogil:
+                noise_fill(&self.table, rng, size, &view[0])
         return out
 
     def release(self, values, inv_grid, grid, generator):

@@ -196,3 +196,15 @@ def test_grid_scale_keeps_the_integer_law_fine():
     assert grid_scale(3.0, 100)[1:] == (1024, 3072.0)
     rho, points, scale = grid_scale(0.01, 100)
     assert points == 2 ** 17 and scale == 0.01 * 2 ** 17 >= 1024
+
+
+@pytest.mark.parametrize("law,scale", [("gaussian", 2048.0), ("gaussian", 2.0 ** 30),
+                                       ("laplace", 4096.0), ("laplace", 3e7)])
+def test_batch_fill_equals_the_draws(law, scale):
+    """The kernels' fill (common case inlined) returns the very draws of noise_draw
+    (plus the Laplace shift 1/2), and leaves the generator in the same state."""
+    noise = IntegerNoise(law, scale)
+    g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
+    a, b = noise.draw(g1, 200_000), noise.fill(g2, 200_000)
+    np.testing.assert_array_equal(a + (0.5 if law == "laplace" else 0.0), b)
+    assert g1.integers(2**62) == g2.integers(2**62)
