@@ -36,7 +36,7 @@ import numpy as np
 from scipy.stats import beta as _beta
 
 __all__ = ["ALPHA", "AuditResult", "audit", "cp_lower", "cp_upper", "eps_lower_bound",
-           "learn_bits", "learn_threshold", "learn_values", "halves"]
+           "learn_bits", "learn_threshold", "learn_values", "halves", "per_value_bounds"]
 
 #: level of each one-sided Clopper-Pearson bound (an audit uses two: 1e-3 per audit)
 ALPHA = 5e-4
@@ -302,3 +302,23 @@ def audit(samples_d, samples_d2, learners, delta, alpha=ALPHA):
         float(eps_lower_bound(k1, y1.size, k2, y2.size, delta, alpha)), str(event),
         favours, k1, y1.size, k2, y2.size, float(cp_lower(k1, y1.size, alpha)),
         float(cp_upper(k2, y2.size, alpha)), delta, alpha)
+
+
+def per_value_bounds(samples_d, samples_d2, values, delta=0.0, alpha=2 * ALPHA):
+    """StatDP-style: ``eps_lb`` of ``{x == j}`` for each j of ``values``, both ways.
+
+    The events are fixed in advance, so the whole samples are used; the ``2 *
+    len(values)`` bounds share ``alpha`` (Bonferroni): each pair of
+    Clopper-Pearson bounds is at ``alpha / (4 len(values))``, and all the
+    returned bounds hold together with probability at least ``1 - alpha``.
+
+    Returns an array of shape ``(len(values), 2)``: column 0 the events favouring
+    D, column 1 those favouring D'.
+    """
+    d, d2 = np.ravel(samples_d), np.ravel(samples_d2)
+    values = np.asarray(values)
+    a = alpha / (4 * values.size)
+    k = (d[:, None] == values[None, :]).sum(axis=0)
+    k2 = (d2[:, None] == values[None, :]).sum(axis=0)
+    return np.stack([eps_lower_bound(k, d.size, k2, d2.size, delta, a),
+                     eps_lower_bound(k2, d2.size, k, d.size, delta, a)], axis=1)

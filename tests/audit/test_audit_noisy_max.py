@@ -13,10 +13,18 @@ draws per score vector; long run: 4,000,000.
 * the exponential mechanism, ``P(j) ∝ exp(eps0 s_j / (2 Delta))`` (kernel scale
   ``b = 2 Delta / eps0``: ``P(j) ∝ exp(s_j / b)``): eps_lb <= eps0; at scale
   ``Delta / eps0``: eps_lb > eps0.
+
+``test_per_index`` is the StatDP form proper: every index's event, fixed in
+advance, bounded on the whole samples, all 32 bounds at a joint level 1 - 1e-3
+(Bonferroni).
 """
 import pytest
 
+import numpy as np
+
+from _audit import per_value_bounds
 from _checks import check_planted, check_statistical, params
+from _mechanisms import NM_P
 
 FAMILY = "noisy_max"
 
@@ -31,3 +39,15 @@ def test_statistical(a, long):
 def test_monotone_scale_is_detected(a, bug, long):
     """The same events at scale ``Delta / eps0``: eps_lb > eps0."""
     check_planted(a, bug, long)
+
+
+@pytest.mark.parametrize("a, long", params(FAMILY))
+def test_per_index(a, long):
+    """For every output index j, ``{out == j}`` both ways: every eps_lb <= eps0 at
+    the library's scale; at ``Delta / eps0`` some index's eps_lb > eps0."""
+    s = a.samples(None, long)
+    lbs = per_value_bounds(s.d, s.d2, np.arange(NM_P))
+    assert lbs.max() <= s.claim, f"{s.what}: per-index bounds {lbs.max(axis=1)}"
+    bad = a.samples("monotone_selection", long)
+    lbs = per_value_bounds(bad.d, bad.d2, np.arange(NM_P))
+    assert lbs.max() > bad.claim, f"{bad.what}: per-index bounds {lbs.max(axis=1)}"
