@@ -1,12 +1,22 @@
 # Floating-point-safe noise: integer noise of a known law on a public grid.
 # See _noise.pyx and docs/privacy.rst ("Floating point").
 from libc.math cimport fabs, rint
-from libc.stdint cimport int64_t, uint16_t, uint64_t
+from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
 from numpy.random cimport bitgen_t
 
 cdef enum:
     NOISE_SLOTS = 512          # alias slots (the top 9 bits of a word)
     NOISE_SLOT_SHIFT = 55      # slot = word >> 55; the low 55 bits against its threshold
+
+ctypedef struct NoiseSlot:      # what the common case of a draw reads about a slot
+    uint32_t threshold_hi       # threshold >> 40 (the first 15 bits compared)
+    uint16_t alias
+    uint16_t unused
+
+ctypedef struct NoiseCell:      # ... and about a body cell (one 16-byte line part)
+    int64_t start
+    uint32_t width              # 0 beyond the body cells (forces the general path)
+    uint32_t fast_hi            # fast_accept >> 48
 
 ctypedef struct NoiseTable:
     int law                     # NOISE_GAUSSIAN or NOISE_LAPLACE
@@ -20,6 +30,8 @@ ctypedef struct NoiseTable:
     uint64_t fast_accept[NOISE_SLOTS]   # per body cell: accept at once below this
     int64_t cell_start[NOISE_SLOTS]     # body cell c: integers cell_start[c] + [0, cell_width[c])
     int64_t cell_width[NOISE_SLOTS]
+    NoiseSlot slots[NOISE_SLOTS]
+    NoiseCell cells[NOISE_SLOTS]
 
 cdef enum:
     NOISE_GAUSSIAN = 0

@@ -226,21 +226,27 @@ cdef void noise_fill(const NoiseTable* table, bitgen_t* rng, Py_ssize_t count,
     cdef uint64_t word, slot, thr_hi, prefix, product, width, own, alias, lo
     cdef int64_t cell, k, neg
     cdef bint laplace = table.law == NOISE_LAPLACE
+    cdef const NoiseSlot* sl
+    cdef const NoiseCell* ce
     for i in range(count):
         word = next64(rng)
         slot = word >> 55
-        thr_hi = table.threshold[slot] >> 40
+        sl = &table.slots[slot]
+        thr_hi = sl.threshold_hi
         prefix = (word >> 40) & LOW15
         own = prefix < thr_hi
-        alias = table.alias[slot]
+        alias = sl.alias
         cell = <int64_t> (alias ^ ((slot ^ alias) & (0 - own)))
-        width = <uint64_t> table.cell_width[cell]
+        ce = &table.cells[cell]
+        width = ce.width
         product = ((word >> 16) & LOW24) * width
         lo = product & LOW24
         neg = <int64_t> (word & 1)
-        k = table.cell_start[cell] + <int64_t> (product >> 24)
-        if (prefix == thr_hi or cell >= table.n_cells or width > WIDTH24 or lo < width
-                or ((word >> 1) & LOW15) >= table.fast_accept[cell] >> 48
+        k = ce.start + <int64_t> (product >> 24)
+        # the general path: an undecided alias comparison, the tail (width 0),
+        # a wide cell, a Lemire draw to check, an acceptance to test, a Gaussian -0
+        if (prefix == thr_hi or width > WIDTH24 or lo < width
+                or ((word >> 1) & LOW15) >= ce.fast_hi
                 or (k == 0 and neg and not laplace)):
             out[i] = <double> noise_draw_from(table, rng, word) + table.shift
         elif laplace:
@@ -350,6 +356,16 @@ cdef class IntegerNoise:
             self.table.cell_start[i], self.table.cell_width[i] = starts[i], widths[i]
             low = math.exp(log_ratio(code, scale, starts[i] + widths[i] - 1, starts[i]))
             self.table.fast_accept[i] = int(low * (1.0 - 2.0 ** -45) * 2.0 ** 63)
+        for i in range(NOISE_SLOTS):  # the common case's packed copies
+            self.table.slots[i].threshold_hi = self.table.threshold[i] >> 40
+            self.table.slots[i].alias = self.table.alias[i]
+            self.table.slots[i].unused = 0
+            self.table.cells[i].start = self.table.cell_start[i]
+            self.table.cells[i].width = self.table.cell_width[i] if i < n_cells else 0
+            self.table.cells[i].fast_hi = self.table.fast_accept[i] >> 48
+        if max(widths) >= 2 ** 32:
+            for i in range(n_cells):  # too wide for the packed copy: the general path
+                self.table.cells[i].width = 0
         # cell probabilities as built (exact) against the ideal (double precision,
         # relative error well below 2**-48)
         alias_error = max(abs(float(Fraction(u, total_units) / (Fraction(w) / Fraction(total))) - 1)
