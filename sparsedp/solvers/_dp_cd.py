@@ -190,8 +190,8 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         # the release on a public grid: G_j (a sum of at most n clipped terms,
         # before the division by n) -> g_j (rint(G_j / g_j) + K), K discretised
         # Gaussian of sd z S; g_j = 2 C_j rho / S (sparsedp._noise)
-        rho, points, scale = grid_scale(z, n)
-        noise = IntegerNoise("gaussian", scale / 2.0 if active("noise_halved") else scale)
+        rho, points, scale = grid_scale(z / 2.0 if active("noise_halved") else z, n)
+        noise = IntegerNoise("gaussian", scale)
         grid_per_clip = 2.0 * rho / points
         if active("sensitivity_halved"):
             grid_per_clip /= 2.0

@@ -337,10 +337,11 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
         # the release on a public grid: G_j (a sum of at most n clipped terms)
         # -> g_j (rint(G_j / g_j) + K), g_j = 2 C_j rho / S (sparsedp._noise)
         law = "laplace" if gradient_noise == "laplace" else "gaussian"
-        rho, points, int_scale = grid_scale(multiplier, n)
+        rho, points, int_scale = grid_scale(
+            multiplier / 2.0 if active("noise_halved") else multiplier, n)
         noise_scales = multiplier * rho * 2.0 * C / n
         if active("noise_halved"):
-            scale, int_scale = scale / 2.0, int_scale / 2.0
+            scale /= 2.0
         if active("sensitivity_halved"):
             scale /= 2.0
         noise = IntegerNoise(law, int_scale)

@@ -81,10 +81,9 @@ def private_smoothness(X, datafit, epsilon, feature_bounds, generator, *,
         multiplier, law = noise_multiplier * math.sqrt(p), "gaussian"
     else:
         raise ValueError(f"mechanism must be 'laplace' or 'gaussian', got {mechanism!r}")
-    rho, points, int_scale = grid_scale(multiplier, n)
+    rho, points, int_scale = grid_scale(
+        multiplier / 2.0 if active("noise_halved") else multiplier, n)
     scale = multiplier * rho * bounds / n
-    if active("noise_halved"):
-        int_scale /= 2.0
     noise = IntegerNoise(law, int_scale)
     grid, inv_grid = grid_for(bounds / 2.0 if active("sensitivity_halved") else bounds,
                               rho, points)
