@@ -65,8 +65,9 @@ class Samples:
     """i.i.d. outputs of one release on D and on D', and the release's claim."""
     d: np.ndarray
     d2: np.ndarray
-    claim: float      # epsilon of one release at DELTA (pure DP: its epsilon)
-    delta: float
+    claim: float      # epsilon of one release at ``delta`` (the integer
+                      # samplers' slack, 2 eta ~ 4e-13, left out)
+    delta: float      # DELTA for Gaussian releases, 0 for pure mechanisms
     what: str         # the mechanism and the configuration
     seconds: float = 0.0
 
@@ -278,12 +279,12 @@ def dp_gcd_release_samples(n_samples, seed, bug=None, gradient_noise="laplace",
                               "released", selection=selection,
                               gradient_noise=gradient_noise)
     eps0 = info["epsilon0"]
-    if gradient_noise == "laplace":
-        claim, law = eps0, f"Laplace, epsilon0 = {eps0:.4g}"
+    if gradient_noise == "laplace":  # pure: audited at delta = 0
+        claim, delta, law = eps0, 0.0, f"Laplace, epsilon0 = {eps0:.4g}"
     else:
         z = (2.0 if selection == "exponential" else 1.0) / eps0
-        claim, law = gdp_epsilon(1.0 / z, DELTA), f"Gaussian, z = {z:.4g}"
-    return Samples(d, d2, claim, DELTA,
+        claim, delta, law = gdp_epsilon(1.0 / z, DELTA), DELTA, f"Gaussian, z = {z:.4g}"
+    return Samples(d, d2, claim, delta,
                    f"DP-GCD gradient release ({law}, {selection} selection, "
                    f"n_iter = {budget[2]} per fit)", time.perf_counter() - t0)
 

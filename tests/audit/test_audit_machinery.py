@@ -71,9 +71,9 @@ def test_bit_attack_on_synthetic_raw_noise():
     low-order bits; the grid release of the same values is not attacked."""
     rng = np.random.default_rng(20)
     a, a2 = -0.49, 0.91
-    raw = [a + 2.0 * rng.standard_normal(20_000) for _ in range(1)]
+    raw = a + 2.0 * rng.standard_normal(20_000)
     raw2 = a2 + 2.0 * rng.standard_normal(20_000)
-    r = audit(raw[0], raw2, learn_bits, 1e-3)
+    r = audit(raw, raw2, learn_bits, 1e-3)
     assert r.eps_lb > 3.0, r
     g = 2.8 / 1024  # a grid: the sensitivity over 1024 (dyadic in the grid's units)
     k = np.rint(1024 * rng.standard_normal(20_000) * 2.0 / 2.8)
