@@ -52,7 +52,6 @@ adds ``2 eta`` to epsilon per draw (and scales delta by ``exp(eta)``), see
 :meth:`sparsedp.accounting.PrivacyLedger.add_sampler_error`.  Gaussian draws
 beyond 38 t (ideal probability below 1e-300) are never returned.
 """
-from fractions import Fraction
 import math
 
 from libc.math cimport exp, fabs, log, rint, M_LN2
@@ -342,7 +341,10 @@ cdef class IntegerNoise:
         slot_units = 2 ** 55  # NOISE_SLOT_SHIFT
         total_units = 512 * slot_units  # NOISE_SLOTS slots
         total = math.fsum(weights)
-        units = [round(Fraction(w) / Fraction(total) * total_units) for w in weights]
+        # exact rationals: weight c is a_c / b_c, the total A / B (float.as_integer_ratio)
+        A, B = total.as_integer_ratio()
+        exact = [(a * B * total_units, b * A) for a, b in (w.as_integer_ratio() for w in weights)]
+        units = [(2 * num + den) // (2 * den) for num, den in exact]
         units[0] += total_units - sum(units)
         threshold, alias = _vose(units, 512, slot_units)
         cdef Py_ssize_t i
@@ -368,8 +370,7 @@ cdef class IntegerNoise:
                 self.table.cells[i].width = 0
         # cell probabilities as built (exact) against the ideal (double precision,
         # relative error well below 2**-48)
-        alias_error = max(abs(float(Fraction(u, total_units) / (Fraction(w) / Fraction(total))) - 1)
-                          for u, w in zip(units, weights))
+        alias_error = max(abs(u * den - num) / num for u, (num, den) in zip(units, exact))
         self.eta = 2.0 * (alias_error + 2.0 ** -46 + 2.0 ** -44)
         if self.eta > NOISE_ETA:
             raise RuntimeError(f"noise table too coarse (eta = {self.eta:.3g})")
