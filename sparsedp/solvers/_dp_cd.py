@@ -12,7 +12,7 @@ import numpy as np
 
 from .._dp_cd_fast import (
     CoordinateBlocks, RandomStreams, dp_cd_steps)
-from .._noise import NOISE_ETA, IntegerNoise, grid_scale
+from .._noise import NOISE_ETA, IntegerNoise, grid_for, grid_scale
 from .._planted import active
 from .._validation import check_X_y, check_random_state
 from ..accounting import PrivacyLedger, calibrate_gaussian
@@ -192,10 +192,12 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         # Gaussian of sd z S; g_j = 2 C_j rho / S (sparsedp._noise)
         rho, points, scale = grid_scale(z / 2.0 if active("noise_halved") else z, n)
         noise = IntegerNoise("gaussian", scale)
-        grid_per_clip = 2.0 * rho / points
-        if active("sensitivity_halved"):
-            grid_per_clip /= 2.0
-        inv_grid_per_clip = 1.0 / grid_per_clip * (1.0 - 2.0 ** -50)
+        # the grid of coordinate j over C_j: that of a sensitivity 2 (2 C_j / C_j);
+        # the kernel divides the inverse by C_j (one more rounding, covered by
+        # grid_for's rounding down)
+        grid_per_clip, inv_grid_per_clip = (
+            float(a) for a in grid_for(1.0 if active("sensitivity_halved") else 2.0,
+                                       rho, points))
         mode = "grid"
         if active("raw_float_noise"):
             mode, grid_per_clip = "raw", 2.0 * z
