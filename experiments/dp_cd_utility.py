@@ -62,7 +62,7 @@ and prints the mean and spread of the tuned errors over instances: the paper's
 figure comes from one unknown instance, and so does ours.  ``--weights sign`` or
 ``uniform`` draws the active weights as +-1 or sign * U[0.5, 1.5] instead of N(0, 1).
 
-``--shuffle`` adds, after each row, the same variant with ``selection="shuffle"``
+``--shuffle`` adds, after each row, the same variant with ``order="shuffle"``
 (label suffix ``-S``: every coordinate once per pass, in a fresh random order;
 same noise, same accounting, same grid and seeds).  Not the paper's Algorithm 1
 (uniform draws), so these rows are extra: with uniform draws a coordinate is
@@ -256,7 +256,7 @@ def main(argv=None):
                         help="also run each tuned configuration with epsilon = inf (same "
                              "clipping, same coordinates) on N seeds")
     parser.add_argument("--shuffle", action="store_true",
-                        help='extra rows: each variant with selection="shuffle" (-S)')
+                        help='extra rows: each variant with order="shuffle" (-S)')
     parser.add_argument("--paper-noise", action="store_true",
                         help="extra rows: each variant with public or leaked constants "
                              "run with the noise of the paper's accounting (its Eq. 18) "
@@ -278,7 +278,7 @@ def main(argv=None):
         if args.shuffle:
             variants = [v for label, extra in variants
                         for v in ((label, extra),
-                                  (label + "-S", {**extra, "selection": "shuffle"}))]
+                                  (label + "-S", {**extra, "order": "shuffle"}))]
         if args.paper_noise:  # twins with the paper's noise (not for DP-CD-P: split budget)
             variants = [v for label, extra in variants
                         for v in ((label, extra),) + (

@@ -1,15 +1,114 @@
 """Input checks and canonicalisation, done once at the Python boundary.
 
-Kernels receive a canonical CSC matrix: float64 data, sorted indices without
-duplicates, ``indices`` and ``indptr`` of one integer dtype (int32 or int64),
-C-contiguous arrays.  Nothing is checked inside the loops.
+Every public function validates its arguments here, so that the same mistake
+gets the same message everywhere:
+
+- data: :func:`check_X` (canonical CSC for the kernels: float64 data, sorted
+  indices without duplicates, ``indices`` and ``indptr`` of one integer dtype,
+  C-contiguous arrays, entries of a scale the kernels compute with), :func:`check_y`,
+  :func:`check_X_y`;
+- scalars: :func:`check_real`, :func:`check_integer`, :func:`check_bool`,
+  :func:`check_option`, :func:`check_privacy_budget` (built on scikit-learn's
+  ``check_scalar``; booleans and strings are never numbers here);
+- randomness: :func:`check_random_state` (a numpy ``Generator``).
+
+Nothing is checked inside the loops.
 """
+import math
 import numbers
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import check_scalar
 
-__all__ = ["check_X", "check_y", "check_X_y", "check_random_state", "check_csc_structure"]
+__all__ = ["check_X", "check_y", "check_X_y", "check_random_state", "check_csc_structure",
+           "check_real", "check_integer", "check_bool", "check_option",
+           "check_privacy_budget", "SCALE_LIMIT"]
+
+# Largest |X_ij|, and smallest largest-|X_ij| of a nonzero column, that the kernels
+# accept: squares, products with labels and sums of n of them stay normal floats
+# (1e140^2 = 1e280; 1e-140^2 = 1e-280), so no smoothness constant, step or
+# gradient underflows to 0 or overflows to inf.
+SCALE_LIMIT = 1e140
+
+
+def _reject_non_number(value, name, target):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, target):
+        kind = "an integer" if target is numbers.Integral else "a real number"
+        raise TypeError(f"{name} must be {kind}, got {value!r} "
+                        f"({type(value).__name__})")
+
+
+def check_real(value, name, *, low=0.0, high=math.inf, include_low=False,
+               include_high=False, allow_inf=False):
+    """Return ``value`` as a float after checking its type and range.
+
+    Parameters
+    ----------
+    value : object
+    name : str
+        Used in the messages.
+    low, high : float
+        Bounds of the accepted interval.
+    include_low, include_high : bool
+        Whether each bound is accepted.
+    allow_inf : bool
+        Accept ``+inf`` (when ``high`` is ``inf``).
+
+    Raises
+    ------
+    TypeError
+        A bool, a string or any non-real value.
+    ValueError
+        NaN, an infinite value (unless allowed) or a value outside the interval.
+    """
+    _reject_non_number(value, name, numbers.Real)
+    value = float(value)
+    if math.isnan(value):
+        raise ValueError(f"{name} must be a number, got nan")
+    if math.isinf(value) and not (allow_inf and value > 0):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    bounds = {(True, True): "both", (True, False): "left", (False, True): "right",
+              (False, False): "neither"}[include_low, include_high]
+    check_scalar(value, name, numbers.Real, min_val=low,
+                 max_val=None if math.isinf(high) else high, include_boundaries=bounds)
+    return value
+
+
+def check_integer(value, name, *, low=1, high=None):
+    """Return ``value`` as an int ``>= low`` (and ``<= high``).
+
+    A whole float (``1e3``) is accepted; a bool, a string (TypeError) or a
+    fractional, infinite or NaN float (ValueError) is not.
+    """
+    _reject_non_number(value, name, numbers.Real)
+    if not isinstance(value, numbers.Integral):
+        if not (math.isfinite(value) and float(value).is_integer()):
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+        value = int(value)
+    check_scalar(int(value), name, numbers.Integral, min_val=low, max_val=high)
+    return int(value)
+
+
+def check_bool(value, name):
+    """Return ``value`` as a bool; only ``True``, ``False`` and numpy bools pass."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_option(value, name, options):
+    """Return ``value`` if it is one of ``options`` (strings), else a ValueError."""
+    if not isinstance(value, str) or value not in options:
+        raise ValueError(f"{name} must be one of {tuple(options)}, got {value!r}")
+    return value
+
+
+def check_privacy_budget(epsilon, delta):
+    """Validate (epsilon, delta): epsilon > 0 (``inf`` allowed), delta in (0, 1)."""
+    epsilon = check_real(epsilon, "epsilon", allow_inf=True)
+    delta = check_real(delta, "delta", high=1.0)
+    return epsilon, delta
 
 
 def _csc_of(X):
@@ -84,6 +183,7 @@ def check_X(X):
         Xc.sum_duplicates()  # sorts indices too
     if not np.all(np.isfinite(Xc.data)):
         raise ValueError("X contains NaN or infinite values")
+    _check_scale(Xc)
     idx_dtype = np.int64 if (Xc.indices.dtype == np.int64
                              or Xc.indptr.dtype == np.int64) else np.int32
     if Xc.indices.dtype != idx_dtype or Xc.indptr.dtype != idx_dtype:
@@ -95,6 +195,25 @@ def check_X(X):
                            np.ascontiguousarray(Xc.indices),
                            np.ascontiguousarray(Xc.indptr)), shape=Xc.shape)
     return Xc
+
+
+def _check_scale(Xc):
+    """Reject entries the kernels cannot square and sum without under/overflow."""
+    if not Xc.nnz:
+        return
+    big = np.abs(Xc.data).max()
+    if big > SCALE_LIMIT:
+        raise ValueError(
+            f"X has an entry of magnitude {big:.3g} > {SCALE_LIMIT:g}: its square "
+            "overflows in the smoothness constants and gradients; rescale X")
+    starts = Xc.indptr[:-1][np.diff(Xc.indptr) > 0]
+    col_max = np.maximum.reduceat(np.abs(Xc.data), starts)
+    live = col_max[col_max > 0]
+    if live.size and live.min() < 1.0 / SCALE_LIMIT:
+        raise ValueError(
+            f"X has a column whose largest entry is {live.min():.3g} < "
+            f"{1.0 / SCALE_LIMIT:g}: its smoothness constant underflows; rescale X "
+            "or drop the column")
 
 
 def check_y(y, n_samples=None):
@@ -109,6 +228,9 @@ def check_y(y, n_samples=None):
     y = np.ascontiguousarray(y, dtype=np.float64)
     if not np.all(np.isfinite(y)):
         raise ValueError("y contains NaN or infinite values")
+    if y.size and np.abs(y).max() > SCALE_LIMIT:
+        raise ValueError(f"y has an entry of magnitude {np.abs(y).max():.3g} > "
+                         f"{SCALE_LIMIT:g}: the loss overflows; rescale y")
     if n_samples is not None and y.shape[0] != n_samples:
         raise ValueError(
             f"X and y have inconsistent numbers of samples: X has {n_samples} "

@@ -40,7 +40,7 @@ def fisher_yates(rng, p):
 
 
 def reference_dp_cd(X, y, datafit, penalty, M, clip, info, step_size, T, K, seed,
-                    averaging=True, selection="uniform"):
+                    averaging=True, order="uniform"):
     """Naive DP-CD (dense numpy, O(p) average per step) on the same random streams.
 
     The release: the clipped sum over the column's nonzeros (in CSC order) on the
@@ -51,7 +51,7 @@ def reference_dp_cd(X, y, datafit, penalty, M, clip, info, step_size, T, K, seed
         np.random.Generator(np.random.SFC64(np.random.SeedSequence(entropy)))
         for entropy in np.random.default_rng(seed).integers(0, 2**63, size=(2, 4)))
     n_steps = T * K
-    if selection == "uniform":
+    if order == "uniform":
         coordinates = rng_index.integers(0, X.shape[1], size=-(-n_steps // BATCH) * BATCH)
     else:  # passes over fresh permutations
         coordinates = np.concatenate([fisher_yates(rng_index, X.shape[1])
@@ -115,11 +115,11 @@ def test_averaged_convex_setting_converges_slowly_but_surely():
 
 
 @pytest.mark.parametrize("datafit,penalty,logistic", CASES)
-@pytest.mark.parametrize("averaging,outer,selection", [
+@pytest.mark.parametrize("averaging,outer,order", [
     (True, 1, "uniform"), (True, 3, "uniform"), (False, 2, "uniform"),
     (True, 3, "shuffle"), (False, 1, "shuffle")])
 def test_matches_naive_reference_on_the_same_random_stream(datafit, penalty, logistic,
-                                                           averaging, outer, selection):
+                                                           averaging, outer, order):
     """Lazy averaging, incremental margins, clipping and coordinate selection equal a
     naive O(p) version (uniform: Generator.integers; shuffle: Generator.permutation)."""
     X, y = make_sparse_problem(n=50, p=12, logistic=logistic, seed=4)
@@ -127,11 +127,11 @@ def test_matches_naive_reference_on_the_same_random_stream(datafit, penalty, log
     clip, step, passes, seed = 0.5, 0.7, 6, 11
     res = dp_cd(X, y, datafit, penalty, epsilon=2.0, delta=1e-4, passes=passes,
                 clip=clip, step_size=step, outer=outer, smoothness=M,
-                averaging=averaging, selection=selection, random_state=seed)
+                averaging=averaging, order=order, random_state=seed)
     K = res.info["inner_steps"]
     assert K * outer == passes * 12
     ref = reference_dp_cd(X, y, datafit, penalty, M, clip, res.info,
-                          step, outer, K, seed, averaging, selection)
+                          step, outer, K, seed, averaging, order)
     np.testing.assert_allclose(res.coef, ref, rtol=1e-10, atol=1e-12)
 
 
@@ -236,7 +236,7 @@ def test_each_coordinate_gets_its_own_noise_scale():
     sigma = calibrate_gaussian(eps, delta, 2) * 2 * C / n
     eta = np.array([
         -dp_cd(X, y, Squared(), None, epsilon=eps, delta=delta, passes=1, clip=clip,
-               smoothness=M, selection="shuffle", averaging=False,
+               smoothness=M, order="shuffle", averaging=False,
                random_state=s).coef * M - g
         for s in range(3000)])
     for j in range(2):
@@ -456,15 +456,15 @@ def test_trace_records_the_objective_of_the_would_be_output():
     assert tr["objective"][-1] < tr["objective"][0]
 
 
-@pytest.mark.parametrize("selection", ["uniform", "shuffle"])
-def test_a_run_split_into_calls_is_the_same_run(selection):
+@pytest.mark.parametrize("order", ["uniform", "shuffle"])
+def test_a_run_split_into_calls_is_the_same_run(order):
     """Tracing splits the inner loop into kernel calls at points that are not
     batch boundaries; the coordinate ring and the noise buffer carry over, so the
     output is bit-identical to the unsplit run (and moves are counted the same)."""
     X, y = make_sparse_problem(n=80, p=700, density=0.05)
     M = Squared().smoothness(X) + 1e-3
     kw = dict(epsilon=1.0, delta=1e-5, passes=3.3, clip=1.0, smoothness=M,
-              selection=selection, random_state=3)
+              order=order, random_state=3)
     whole = dp_cd(X, y, Squared(), L1(1e-3), diagnostics=True, **kw)
     split = dp_cd(X, y, Squared(), L1(1e-3), trace=True, trace_every=0.37, **kw)
     assert len(split.diagnostics.trace["passes"]) == 9  # 8 splits inside the run
@@ -474,17 +474,21 @@ def test_a_run_split_into_calls_is_the_same_run(selection):
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    ({"epsilon": 0.0}, "epsilon must be positive"),
-    ({"epsilon": -1.0}, "epsilon must be positive"),
-    ({"epsilon": float("nan")}, "epsilon must be positive"),
-    ({"delta": 0.0}, "delta must be in"),
-    ({"delta": 1.0}, "delta must be in"),
-    ({"passes": 0}, "passes must be positive"),
-    ({"clip": -1.0}, "clip must be positive"),
+    ({"epsilon": 0.0}, "epsilon == 0.0, must be > 0"),
+    ({"epsilon": -1.0}, "epsilon == -1.0, must be > 0"),
+    ({"epsilon": float("nan")}, "epsilon must be a number, got nan"),
+    ({"delta": 0.0}, "delta == 0.0, must be > 0"),
+    ({"delta": 1.0}, "delta == 1.0, must be < 1"),
+    ({"passes": 0}, "passes == 0.0, must be > 0"),
+    ({"clip": -1.0}, "clip == -1.0, must be > 0"),
     ({"clip": math.inf}, "finite clip is required"),
-    ({"step_size": 0.0}, "step_size must be positive"),
-    ({"outer": 0}, "outer must be an integer"),
-    ({"selection": "cyclic"}, "selection must be"),
+    ({"step_size": 0.0}, "step_size == 0.0, must be > 0"),
+    ({"outer": 0}, "outer == 0, must be >= 1"),
+    ({"outer": 41}, "larger than the number of updates"),
+    ({"order": "cyclic"}, "order must be one of"),
+    ({"averaging": "no"}, None),
+    ({"smoothness": "0.1"}, None),
+    ({"smoothness": np.full(40, 1e-320)}, "step_size / smoothness overflows"),
     ({"smoothness": 1.5}, r"fraction of epsilon"),
     ({"smoothness": np.ones(3)}, r"shape \(40,\)"),
     ({"smoothness": -np.ones(40)}, "non-negative"),
@@ -495,7 +499,7 @@ def test_bad_arguments_raise_clear_errors(kwargs, match):
     args = dict(epsilon=1.0, delta=1e-5, passes=1, clip=1.0,
                 smoothness=np.ones(40), random_state=0)
     args.update(kwargs)
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(ValueError if match else TypeError, match=match):
         dp_cd(X, y, Squared(), L1(0.01), **args)
 
 
@@ -513,13 +517,13 @@ def test_bad_data_raise_clear_errors():
 
 
 def test_shuffle_updates_every_coordinate_once_per_pass():
-    """selection='shuffle': after exactly one pass from 0 with no penalty and no noise,
+    """order='shuffle': after exactly one pass from 0 with no penalty and no noise,
     every coordinate with a nonzero gradient has moved."""
     X, y = make_sparse_problem(n=200, p=300, density=0.3)
     M = Squared().smoothness(X)
     moved = [np.count_nonzero(dp_cd(X, y, Squared(), None, epsilon=math.inf, delta=1e-5,
                                     passes=1, clip=math.inf, smoothness=M,
-                                    averaging=False, selection=sel,
+                                    averaging=False, order=sel,
                                     random_state=0).coef)
              for sel in ("shuffle", "uniform")]
     assert moved[0] == 300
@@ -527,7 +531,7 @@ def test_shuffle_updates_every_coordinate_once_per_pass():
 
 
 def test_uniform_coordinates_are_numpys_integers():
-    """selection='uniform' draws exactly Generator.integers(0, p, 256) batch after batch."""
+    """order='uniform' draws exactly Generator.integers(0, p, 256) batch after batch."""
     p = 1000
     streams = RandomStreams(p, np.random.default_rng(7), np.random.default_rng(0))
     got = np.concatenate([streams.take(300), streams.take(700)])
@@ -536,7 +540,7 @@ def test_uniform_coordinates_are_numpys_integers():
 
 
 def test_shuffle_draws_uniform_permutations():
-    """selection='shuffle': every block of p coordinates is a permutation, and the
+    """order='shuffle': every block of p coordinates is a permutation, and the
     6 permutations of 3 coordinates are equally likely (chi-square, 12,000 blocks)."""
     streams = RandomStreams(3, np.random.default_rng(0), np.random.default_rng(0),
                             selection="shuffle")

@@ -6,47 +6,116 @@ coordinate-wise clipping (Section 5.1), optionally private smoothness constants
 (DP-CD-P, Section 5.2 / Appendix F) and exact Gaussian accounting.
 """
 import math
-import numbers
+import warnings
 
 import numpy as np
 
-from .._dp_cd_fast import (
-    CoordinateBlocks, RandomStreams, dp_cd_steps)
-from .._noise import NOISE_ETA, IntegerNoise, grid_for, grid_scale
+from .._dp_cd_fast import CoordinateBlocks, RandomStreams, dp_cd_steps
 from .._planted import active
-from .._validation import check_X_y, check_random_state
-from ..accounting import PrivacyLedger, calibrate_gaussian
-from ..penalties import as_penalty
-from ._exact import check_datafit
-from ._result import NonPrivateDiagnostics, Result
-from ._smoothness import clip_thresholds, resolve_smoothness
+from .._validation import check_bool, check_integer, check_option, check_real
+from ..accounting import calibrate_gaussian
+from ._base import KernelOutput, PrivateSolver
+from ._release import GridRelease
 
 __all__ = ["dp_cd"]
 
-
-def _check_positive(value, name, allow_inf=False):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r}")
-    value = float(value)
-    if math.isnan(value) or value <= 0 or (math.isinf(value) and not allow_inf):
-        kind = "positive" if allow_inf else "positive and finite"
-        raise ValueError(f"{name} must be {kind}, got {value!r}")
-    return value
+ORDERS = ("uniform", "shuffle")
 
 
-def check_privacy_budget(epsilon, delta):
-    """Validate (epsilon, delta): epsilon > 0 (``inf`` allowed), delta in (0, 1)."""
-    epsilon = _check_positive(epsilon, "epsilon", allow_inf=True)
-    if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, numbers.Real) \
-            or not 0.0 < float(delta) < 1.0:
-        raise ValueError(f"delta must be in (0, 1), got {delta!r}")
-    return epsilon, float(delta)
+class DPCD(PrivateSolver):
+    """DP-CD on the :class:`~sparsedp.solvers._base.PrivateSolver` skeleton."""
+
+    def check_options(self, problem, *, passes, outer, averaging, order, trace_every):
+        passes = check_real(passes, "passes")
+        outer = check_integer(outer, "outer")
+        updates = passes * problem.p
+        if outer > updates:
+            raise ValueError(
+                f"outer = {outer} is larger than the number of updates passes * "
+                f"n_features = {updates:g}: every outer loop needs at least one update")
+        return {"outer": outer, "inner": max(1, int(round(updates / outer))),
+                "averaging": check_bool(averaging, "averaging"),
+                "order": check_option(order, "order", ORDERS),
+                "trace_every": check_real(trace_every, "trace_every")}
+
+    def integer_draws(self, problem, options):
+        return options["outer"] * options["inner"]
+
+    def calibrate(self, problem, constants, budget, ledger, options):
+        steps = options["outer"] * options["inner"]
+        if not budget.private:
+            return None
+        if budget.mu is None:
+            z = calibrate_gaussian(budget.epsilon, budget.delta, steps)
+        else:  # exact GDP split; nudged up so that rounding never helps
+            z = math.sqrt(steps) / budget.mu * (1.0 + 1e-12)
+        # the grid of coordinate j in units of C_j: that of a sensitivity 2 (the
+        # sum moves by 2 C_j); the kernel multiplies by C_j and divides the
+        # inverse by it (one more rounding, covered by grid_for's rounding down)
+        release = GridRelease("gaussian", z, problem.n, 2.0)
+        ledger.add_gaussian(
+            "coordinate gradients (discretised Gaussian on a grid, L2 sensitivity "
+            "2 C_j rho / n of the computed sum, sigma_j = z * 2 C_j rho / n)", z,
+            count=steps)
+        ledger.add_sampler_error("coordinate gradients' integer noise",
+                                 release.noise.eta, count=steps)
+        return release
+
+    def run(self, problem, constants, release, generator, options, trace):
+        X, y, datafit, penalty = problem.X, problem.y, problem.datafit, problem.penalty
+        p = problem.p
+        T, K, averaging = options["outer"], options["inner"], options["averaging"]
+        if release is None:
+            mode, noise, grid, inv_grid = "none", None, 0.0, 0.0
+        elif release.raw:
+            mode, noise, grid, inv_grid = "raw", None, 2.0 * release.multiplier, 0.0
+        else:
+            mode, noise = "grid", release.noise
+            grid, inv_grid = float(release.grid), float(release.inv_grid)
+        w = np.zeros(p)
+        blocks = CoordinateBlocks(X, constants.steps, constants.thresholds, w)  # holds theta
+        streams = RandomStreams(p, *split_generator(generator), selection=options["order"],
+                                noise=noise)
+        every = max(1, int(round(options["trace_every"] * p)))
+        passes_done, values, moves = [], [], 0
+        for t in range(T):
+            blocks.set_theta(w)
+            blocks.reset_average()
+            margin = X @ w
+            deriv = datafit.derivative(margin, y)
+            k = 0
+            while k < K:
+                todo = min(K - k, every - (t * K + k) % every) if trace else K
+                moves += dp_cd_steps(
+                    datafit.kind, blocks, y, margin, deriv, mode, grid, inv_grid,
+                    averaging, k, todo, penalty.l1, penalty.l2, streams,
+                    clip_terms=not active("no_clipping"))
+                k += todo
+                if trace and ((t * K + k) % every == 0 or (t == T - 1 and k == K)):
+                    current = blocks.get_average(k) if averaging else blocks.get_theta()
+                    passes_done.append((t * K + k) / p)
+                    values.append(problem.objective(current))
+            w = blocks.get_average(K) if averaging else blocks.get_theta()
+
+        C = constants.thresholds
+        info = {"noise_multiplier": 0.0 if release is None else release.multiplier,
+                "smoothness": constants.smoothness, "clip_thresholds": C,
+                "noise_scales": np.zeros(p) if release is None
+                else release.scales * C / problem.n,
+                "step_sizes": constants.steps, "inner_steps": K, "outer": T}
+        if release is not None:
+            info.update(grid=grid * C / problem.n, grid_points=release.points,
+                        float_sum_factor=release.rho)
+        tr = ({"passes": np.array(passes_done), "objective": np.array(values)}
+              if trace else None)
+        return KernelOutput(coef=w, n_iter=T * K, info=info, counters={"moves": moves},
+                            trace=tr)
 
 
 def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_size=1.0,
           outer=1, smoothness=None, feature_bounds=None, smoothness_mechanism="laplace",
-          averaging=True, selection="uniform", random_state=None, trace=False,
-          trace_every=1.0, diagnostics=False):
+          averaging=True, order="uniform", random_state=None, trace=False,
+          trace_every=1.0, diagnostics=False, selection=None):
     """Differentially private proximal randomized coordinate descent (DP-CD).
 
     Minimises ``F(w) = (1/n) sum_i loss(x_i . w, y_i) + penalty(w)`` under
@@ -99,7 +168,7 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
     averaging : bool, default=True
         Periodic averaging (Algorithm 1, line 9); False returns the last inner
         iterate of each outer loop.  Both are post-processing: same privacy.
-    selection : {"uniform", "shuffle"}, default="uniform"
+    order : {"uniform", "shuffle"}, default="uniform"
         How coordinates are picked: uniformly at random at every step
         (Algorithm 1), or by passes over fresh random permutations (every
         coordinate once per pass; no coordinate is left out by chance).  The
@@ -107,6 +176,8 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         With few passes prefer ``"shuffle"``: after 2 uniform passes a coordinate
         is never drawn with probability e^-2 (on the Sparse LASSO benchmark,
         relative error 0.35 against 0.26 on fresh seeds).
+    selection : deprecated
+        The former name of ``order``.
     random_state : None, int, SeedSequence or numpy Generator
         Source of the coordinate choices and of the noise (reproducible).
     trace : bool, default=False
@@ -146,113 +217,16 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
     >>> round(res.privacy.epsilon, 6) <= 1.0
     True
     """
-    datafit = check_datafit(datafit)
-    penalty = as_penalty(penalty)
-    epsilon, delta = check_privacy_budget(epsilon, delta)
-    X, y = check_X_y(X, y, datafit)
-    passes = _check_positive(passes, "passes")
-    clip = _check_positive(clip, "clip", allow_inf=True)
-    step_size = _check_positive(step_size, "step_size")
-    trace_every = _check_positive(trace_every, "trace_every")
-    if isinstance(outer, (bool, np.bool_)) or not isinstance(outer, numbers.Integral) \
-            or outer < 1:
-        raise ValueError(f"outer must be an integer >= 1, got {outer!r}")
-    if selection not in ("uniform", "shuffle"):
-        raise ValueError(f"selection must be 'uniform' or 'shuffle', got {selection!r}")
-    if math.isinf(clip) and math.isfinite(epsilon):
-        raise ValueError(
-            "clip=inf leaves the gradient's sensitivity unbounded: a finite clip is "
-            "required when epsilon is finite")
-    n, p = X.shape
-    T = int(outer)
-    K = max(1, int(round(passes * p / T)))
-    generator = check_random_state(random_state)
-    ledger = PrivacyLedger(delta=delta)
-
-    # every integer noise draw has a law within exp(+-eta) of the ideal law,
-    # eta <= NOISE_ETA: the ideal mechanisms get (epsilon - 2 H, delta e^-H),
-    # H = eta * draws (PrivacyLedger.add_sampler_error); draws: T K gradients
-    # and p smoothness constants if they are estimated
-    private_m = smoothness is not None and np.ndim(smoothness) == 0
-    slack = NOISE_ETA * (T * K + p * private_m) if math.isfinite(epsilon) else 0.0
-    eps_ideal, delta_opt = epsilon - 2.0 * slack, delta * math.exp(-slack)
-    if eps_ideal <= 0:
-        raise ValueError(f"epsilon = {epsilon} is below the sampler's slack {2 * slack:.3g}")
-    M, eps_opt, mu_left = resolve_smoothness(
-        X, datafit, smoothness, eps_ideal, feature_bounds, generator, ledger,
-        delta=delta_opt, mechanism=smoothness_mechanism)
-    C = clip_thresholds(M, clip)
-    if math.isfinite(epsilon):
-        if mu_left is None:
-            z = calibrate_gaussian(eps_opt, delta_opt, T * K)
-        else:  # exact GDP split; nudged up so that rounding never helps
-            z = math.sqrt(T * K) / mu_left * (1.0 + 1e-12)
-        # the release on a public grid: G_j (a sum of at most n clipped terms,
-        # before the division by n) -> g_j (rint(G_j / g_j) + K), K discretised
-        # Gaussian of sd z S; g_j = 2 C_j rho / S (sparsedp._noise)
-        rho, points, scale = grid_scale(z / 2.0 if active("noise_halved") else z, n)
-        noise = IntegerNoise("gaussian", scale)
-        # the grid of coordinate j over C_j: that of a sensitivity 2 (2 C_j / C_j);
-        # the kernel divides the inverse by C_j (one more rounding, covered by
-        # grid_for's rounding down)
-        grid_per_clip, inv_grid_per_clip = (
-            float(a) for a in grid_for(1.0 if active("sensitivity_halved") else 2.0,
-                                       rho, points))
-        mode = "grid"
-        if active("raw_float_noise"):
-            mode, grid_per_clip = "raw", 2.0 * z
-        sigma = z * rho * 2.0 * C / n
-        ledger.add_gaussian(
-            "coordinate gradients (discretised Gaussian on a grid, L2 sensitivity "
-            "2 C_j rho / n of the computed sum, sigma_j = z * 2 C_j rho / n)", z,
-            count=T * K)
-        ledger.add_sampler_error("coordinate gradients' integer noise", noise.eta,
-                                 count=T * K)
-        info_noise = {"grid": grid_per_clip * C / n, "grid_points": points,
-                      "float_sum_factor": rho}
-    else:
-        z, noise, mode, grid_per_clip, inv_grid_per_clip = 0.0, None, "none", 0.0, 0.0
-        sigma = np.zeros(p)
-        info_noise = {}
-    steps = np.divide(step_size, M, out=np.zeros(p), where=M > 0)
-
-    w = np.zeros(p)
-    blocks = CoordinateBlocks(X, steps, C, w)  # holds the kernel's iterate theta
-    streams = RandomStreams(p, *split_generator(generator), selection=selection,
-                            noise=noise)
-    every = max(1, int(round(trace_every * p)))
-    passes_done, values = [], []
-    moves = 0
-    for t in range(T):
-        blocks.set_theta(w)
-        blocks.reset_average()
-        margin = X @ w
-        deriv = datafit.derivative(margin, y)
-        k = 0
-        while k < K:
-            todo = min(K - k, every - (t * K + k) % every) if trace else K
-            moves += dp_cd_steps(
-                datafit.kind, blocks, y, margin, deriv, mode, grid_per_clip,
-                inv_grid_per_clip, averaging, k, todo, penalty.l1, penalty.l2, streams,
-                clip_terms=not active("no_clipping"))
-            k += todo
-            if trace and ((t * K + k) % every == 0 or (t == T - 1 and k == K)):
-                current = blocks.get_average(k) if averaging else blocks.get_theta()
-                passes_done.append((t * K + k) / p)
-                values.append(datafit.value(X @ current, y) + penalty.value(current))
-        w = blocks.get_average(K) if averaging else blocks.get_theta()
-
-    info = {"noise_multiplier": z, "smoothness": M, "clip_thresholds": C,
-            "noise_scales": sigma, "step_sizes": steps, "inner_steps": K,
-            "outer": T, **info_noise}
-    diag = None
-    if diagnostics or trace:  # non-private: computed on the data, not released
-        tr = {"passes": np.array(passes_done), "objective": np.array(values)} \
-            if trace else None
-        diag = NonPrivateDiagnostics(
-            objective=datafit.value(X @ w, y) + penalty.value(w), trace=tr,
-            counters={"moves": moves})
-    return Result(coef=w, n_iter=T * K, privacy=ledger, info=info, diagnostics=diag)
+    if selection is not None:
+        warnings.warn("dp_cd(selection=...) is deprecated: the coordinate order is "
+                      "now order=...", FutureWarning, stacklevel=2)
+        order = selection
+    return DPCD().fit(
+        X, y, datafit, penalty, epsilon=epsilon, delta=delta, clip=clip,
+        step_size=step_size, smoothness=smoothness, feature_bounds=feature_bounds,
+        smoothness_mechanism=smoothness_mechanism, random_state=random_state,
+        trace=trace, diagnostics=diagnostics, passes=passes, outer=outer,
+        averaging=averaging, order=order, trace_every=trace_every)
 
 
 def split_generator(generator):

@@ -8,20 +8,15 @@ exponential mechanism) and the whole run accounted at the tightest valid method.
 """
 import functools
 import math
-import numbers
 
 import numpy as np
 
 from .._dp_gcd_fast import GreedyKernel
-from .._noise import NOISE_ETA, IntegerNoise, grid_for, grid_scale
 from .._planted import active
-from .._validation import check_X_y, check_random_state
+from .._validation import check_integer, check_option, check_privacy_budget
 from ..accounting import PrivacyLedger
-from ..penalties import as_penalty
-from ._dp_cd import _check_positive, check_privacy_budget
-from ._exact import check_datafit
-from ._result import NonPrivateDiagnostics, Result
-from ._smoothness import clip_thresholds, resolve_smoothness
+from ._base import KernelOutput, PrivateSolver
+from ._release import GridRelease
 
 __all__ = ["dp_gcd", "calibrate_dp_gcd"]
 
@@ -149,17 +144,141 @@ def calibrate_dp_gcd(epsilon, delta, n_iter, selection=DEFAULT_SELECTION,
     epsilon0 : float
     """
     epsilon, delta = check_privacy_budget(epsilon, delta)
-    if isinstance(n_iter, (bool, np.bool_)) or not isinstance(n_iter, numbers.Integral) \
-            or n_iter < 1:
-        raise ValueError(f"n_iter must be an integer >= 1, got {n_iter!r}")
-    if selection not in SELECTIONS:
-        raise ValueError(f"selection must be one of {SELECTIONS}, got {selection!r}")
-    if gradient_noise not in GRADIENT_NOISES:
-        raise ValueError(f"gradient_noise must be one of {GRADIENT_NOISES}, "
-                         f"got {gradient_noise!r}")
+    n_iter = check_integer(n_iter, "n_iter")
+    check_option(selection, "selection", SELECTIONS)
+    check_option(gradient_noise, "gradient_noise", GRADIENT_NOISES)
     if math.isinf(epsilon):
         return math.inf
     return _calibrate(epsilon, delta, int(n_iter), selection, gradient_noise)
+
+
+class DPGCD(PrivateSolver):
+    """DP-GCD on the :class:`~sparsedp.solvers._base.PrivateSolver` skeleton."""
+
+    def check_options(self, problem, *, n_iter, rule, selection, gradient_noise,
+                      refresh_every):
+        return {"n_iter": check_integer(n_iter, "n_iter"),
+                "rule": check_option(rule, "rule", RULES),
+                "selection": None if selection is None
+                else check_option(selection, "selection", SELECTIONS),
+                "gradient_noise": check_option(gradient_noise, "gradient_noise",
+                                               GRADIENT_NOISES),
+                "refresh_every": check_integer(refresh_every, "refresh_every")}
+
+    def integer_draws(self, problem, options):
+        return options["n_iter"]
+
+    def sampler_slack(self, problem, options, epsilon, estimated_smoothness):
+        """Adds the selections': the exponential mechanism's index law is within
+        ``exp(+-2**-38)`` of the ideal, report-noisy-max's within total variation
+        :func:`laplace_selection_tv` (docs/privacy.rst, "Noisy max under floating
+        point"); both are charged whichever selection runs."""
+        eta, _ = super().sampler_slack(problem, options, epsilon, estimated_smoothness)
+        n_iter = options["n_iter"]
+        tv = (1.0 + math.exp(min(epsilon, 700.0))) * n_iter * laplace_selection_tv(problem.p)
+        return eta + EXPONENTIAL_SELECTION_ETA * n_iter, tv
+
+    def calibrate(self, problem, constants, budget, ledger, options):
+        M = constants.smoothness
+        trace_m = float(M.sum())
+        if trace_m <= 0:
+            raise ValueError("every smoothness constant is zero (X has no nonzero): "
+                             "nothing to optimise")
+        # A coordinate with M_j = 0 (an empty column) can never move: it is left
+        # out of the noisy max.  Post-processing of M, which is public, a private
+        # estimate, or the warned leak: the candidate set reveals nothing more.
+        live = np.flatnonzero(M > 0)
+        plan = {"live": live, "selection": options["selection"]}
+        if not budget.private:
+            plan.update(selection=plan["selection"] or DEFAULT_SELECTION, epsilon0=math.inf,
+                        sensitivity=0.0, scale=0.0, release=None)
+            return plan
+        n_iter, gradient_noise = options["n_iter"], options["gradient_noise"]
+        if plan["selection"] is None:
+            selection, eps0 = _auto_selection(budget.epsilon, budget.delta, n_iter,
+                                              live.size, gradient_noise)
+        else:
+            selection = plan["selection"]
+            eps0 = calibrate_dp_gcd(budget.epsilon, budget.delta, n_iter, selection,
+                                    gradient_noise)
+        # the scores' sensitivity, with room for the kept gradient's rounding
+        # drift and the scores' floating-point evaluation (SCORE_FLOAT_FACTOR)
+        sensitivity = (2.0 * constants.clip / (problem.n * math.sqrt(trace_m))
+                       * SCORE_FLOAT_FACTOR)
+        scale = 2.0 * sensitivity / eps0
+        for bug in ("monotone_selection", "noise_halved", "sensitivity_halved"):
+            scale /= 2.0 if active(bug) else 1.0
+        law = "laplace" if gradient_noise == "laplace" else "gaussian"
+        release = GridRelease(law, _value_multiplier(eps0, selection, gradient_noise),
+                              problem.n, 2.0 * constants.thresholds)
+        _ledger(eps0, n_iter, selection, gradient_noise, budget.delta,
+                score_sensitivity=sensitivity, ledger=ledger)
+        ledger.add_sampler_error("coordinate gradients' integer noise",
+                                 release.noise.eta, count=n_iter)
+        if selection == "exponential":
+            ledger.add_sampler_error("selections (exponential mechanism)",
+                                     EXPONENTIAL_SELECTION_ETA, count=n_iter)
+        else:
+            ledger.add_sampler_tv("selections (report-noisy-max)",
+                                  laplace_selection_tv(live.size), count=n_iter)
+        plan.update(selection=selection, epsilon0=eps0, sensitivity=sensitivity,
+                    scale=scale, release=release)
+        return plan
+
+    def run(self, problem, constants, plan, generator, options, trace):
+        X, y, datafit, penalty = problem.X, problem.y, problem.datafit, problem.penalty
+        p, n_iter, live, release = problem.p, options["n_iter"], plan["live"], plan["release"]
+        zeros = np.zeros(p)
+        if release is None:
+            kernel_selection, release_mode, noise = "argmax", "none", None
+            grid = inv_grid = noise_scales = zeros
+        else:
+            kernel_selection, noise = plan["selection"], release.noise
+            release_mode = "raw_" + release.law if release.raw else "grid"
+            grid, inv_grid = release.grid, release.inv_grid
+            noise_scales = release.scales / problem.n
+        C = constants.thresholds
+        C_kernel = np.full(p, math.inf) if active("no_clipping") else C
+        dead = live.size < p
+
+        def kept(a):
+            return a[live] if dead else a
+
+        kernel = GreedyKernel(X[:, live] if dead else X, y, datafit.kind,
+                              *(kept(a) for a in (constants.smoothness, C_kernel,
+                                                  constants.steps)),
+                              penalty.l1, penalty.l2, options["rule"], kernel_selection,
+                              plan["scale"], release_mode, noise,
+                              *(kept(a) for a in (grid, inv_grid, noise_scales)),
+                              generator, options["refresh_every"])
+        tr = None
+        if trace:
+            values = [datafit.value(kernel.margins, y)]
+            chosen, released = [], []
+            for _ in range(n_iter):
+                s, r = kernel.run(1)
+                chosen.append(s)
+                released.append(r)
+                values.append(datafit.value(kernel.margins, y)
+                              + penalty.value(kernel.coef))
+            selected, released = np.concatenate(chosen), np.concatenate(released)
+            tr = {"iterations": np.arange(n_iter + 1), "objective": np.array(values)}
+        else:
+            selected, released = kernel.run(n_iter)
+        w = np.zeros(p)
+        w[live] = kernel.coef
+        info = {"epsilon0": plan["epsilon0"], "selection": plan["selection"],
+                "rule": options["rule"], "selection_scale": plan["scale"],
+                "score_sensitivity": plan["sensitivity"],
+                "gradient_noise": options["gradient_noise"], "noise_scales": noise_scales,
+                "smoothness": constants.smoothness, "clip_thresholds": C,
+                "step_sizes": constants.steps, "selected": live[selected],
+                "released": released, "grid": grid / problem.n,
+                "grid_points": 0 if release is None else release.points,
+                "float_sum_factor": 1.0 if release is None else release.rho}
+        return KernelOutput(coef=w, n_iter=n_iter, info=info,
+                            counters={"fallbacks": kernel.tree.n_fallbacks,
+                                      "refreshes": kernel.n_refreshes}, trace=tr)
 
 
 def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_size=1.0,
@@ -268,141 +387,9 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
     >>> res.privacy.epsilon <= 1.0
     True
     """
-    datafit = check_datafit(datafit)
-    penalty = as_penalty(penalty)
-    epsilon, delta = check_privacy_budget(epsilon, delta)
-    X, y = check_X_y(X, y, datafit)
-    if isinstance(n_iter, (bool, np.bool_)) or not isinstance(n_iter, numbers.Integral) \
-            or n_iter < 1:
-        raise ValueError(f"n_iter must be an integer >= 1, got {n_iter!r}")
-    n_iter = int(n_iter)
-    clip = _check_positive(clip, "clip", allow_inf=True)
-    step_size = _check_positive(step_size, "step_size")
-    if rule not in RULES:
-        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
-    if selection is not None and selection not in SELECTIONS:
-        raise ValueError(f"selection must be one of {SELECTIONS} or None, got {selection!r}")
-    if gradient_noise not in GRADIENT_NOISES:
-        raise ValueError(f"gradient_noise must be one of {GRADIENT_NOISES}, "
-                         f"got {gradient_noise!r}")
-    if isinstance(refresh_every, (bool, np.bool_)) \
-            or not isinstance(refresh_every, numbers.Integral) or refresh_every < 1:
-        raise ValueError(f"refresh_every must be an integer >= 1, got {refresh_every!r}")
-    if math.isinf(clip) and math.isfinite(epsilon):
-        raise ValueError(
-            "clip=inf leaves the gradient's sensitivity unbounded: a finite clip is "
-            "required when epsilon is finite")
-    n, p = X.shape
-    generator = check_random_state(random_state)
-    ledger = PrivacyLedger(delta=delta)
-
-    # every integer noise draw has a law within exp(+-eta) of the ideal law,
-    # eta <= NOISE_ETA: the ideal mechanisms get (epsilon - 2 H, delta e^-H), H =
-    # eta * draws (PrivacyLedger.add_sampler_error); draws: n_iter gradients and
-    # p smoothness constants if they are estimated
-    # and the selections: the exponential mechanism's index law is within
-    # exp(+-2**-38) of the ideal, report-noisy-max's within total variation
-    # laplace_selection_tv(p) (docs/privacy.rst, "Noisy max under floating point");
-    # both are charged whichever selection runs
-    private_m = smoothness is not None and np.ndim(smoothness) == 0
-    slack = (NOISE_ETA * (n_iter + p * private_m) + EXPONENTIAL_SELECTION_ETA * n_iter
-             if math.isfinite(epsilon) else 0.0)
-    tv = (1.0 + math.exp(min(epsilon, 700.0))) * n_iter * laplace_selection_tv(p) \
-        if math.isfinite(epsilon) else 0.0
-    eps_ideal, delta_opt = epsilon - 2.0 * slack, (delta - tv) * math.exp(-slack)
-    if delta_opt <= delta / 2:
-        raise ValueError(f"delta = {delta} is below the selections' sampler slack {tv:.3g}")
-    if eps_ideal <= 0:
-        raise ValueError(f"epsilon = {epsilon} is below the sampler's slack {2 * slack:.3g}")
-    M, eps_opt, _ = resolve_smoothness(X, datafit, smoothness, eps_ideal, feature_bounds,
-                                       generator, ledger)
-    trace_m = float(M.sum())
-    if trace_m <= 0:
-        raise ValueError("every smoothness constant is zero (X has no nonzero): "
-                         "nothing to optimise")
-    C = clip_thresholds(M, clip)
-    steps = np.divide(step_size, M, out=np.zeros(p), where=M > 0)
-    live = np.flatnonzero(M > 0)  # coordinates that can move (see below)
-    if math.isfinite(epsilon):
-        if selection is None:
-            selection, eps0 = _auto_selection(eps_opt, delta_opt, n_iter, live.size,
-                                              gradient_noise)
-        else:
-            eps0 = calibrate_dp_gcd(eps_opt, delta_opt, n_iter, selection, gradient_noise)
-        # the scores' sensitivity, with room for the kept gradient's rounding
-        # drift and the scores' floating-point evaluation (SCORE_FLOAT_FACTOR)
-        sensitivity = 2.0 * clip / (n * math.sqrt(trace_m)) * SCORE_FLOAT_FACTOR
-        scale = (1.0 if active("monotone_selection") else 2.0) * sensitivity / eps0
-        multiplier = _value_multiplier(eps0, selection, gradient_noise)
-        # the release on a public grid: G_j (a sum of at most n clipped terms)
-        # -> g_j (rint(G_j / g_j) + K), g_j = 2 C_j rho / S (sparsedp._noise)
-        law = "laplace" if gradient_noise == "laplace" else "gaussian"
-        rho, points, int_scale = grid_scale(
-            multiplier / 2.0 if active("noise_halved") else multiplier, n)
-        noise_scales = multiplier * rho * 2.0 * C / n
-        if active("noise_halved"):
-            scale /= 2.0
-        if active("sensitivity_halved"):
-            scale /= 2.0
-        noise = IntegerNoise(law, int_scale)
-        grid, inv_grid = grid_for(C if active("sensitivity_halved") else 2.0 * C,
-                                  rho, points)
-        value_noise = "raw_" + law if active("raw_float_noise") else "grid"
-        _ledger(eps0, n_iter, selection, gradient_noise, delta,
-                score_sensitivity=sensitivity, ledger=ledger)
-        ledger.add_sampler_error("coordinate gradients' integer noise", noise.eta,
-                                 count=n_iter)
-        if selection == "exponential":
-            ledger.add_sampler_error("selections (exponential mechanism)",
-                                     EXPONENTIAL_SELECTION_ETA, count=n_iter)
-        else:
-            ledger.add_sampler_tv("selections (report-noisy-max)",
-                                  laplace_selection_tv(live.size), count=n_iter)
-        kernel_selection = selection
-    else:
-        selection = DEFAULT_SELECTION if selection is None else selection
-        eps0, sensitivity, scale = math.inf, 0.0, 0.0
-        noise_scales = grid = inv_grid = np.zeros(p)
-        noise, rho, points = None, 1.0, 0
-        kernel_selection, value_noise = "argmax", "none"
-
-    # A coordinate with M_j = 0 (an empty column) can never move: it is left out
-    # of the noisy max.  Post-processing of M, which is public, a private
-    # estimate, or the warned leak: the candidate set reveals nothing more.
-    dead = live.size < p
-    C_kernel = np.full(p, math.inf) if active("no_clipping") else C
-    kernel = GreedyKernel(X[:, live] if dead else X, y, datafit.kind,
-                          *(a[live] if dead else a for a in (M, C_kernel, steps)),
-                          penalty.l1, penalty.l2, rule, kernel_selection, scale,
-                          value_noise, noise,
-                          *(a[live] if dead else a for a in (grid, inv_grid, noise_scales)),
-                          generator, refresh_every)
-    if trace:
-        values = [datafit.value(kernel.margins, y)]
-        chosen, released = [], []
-        for _ in range(n_iter):
-            s, r = kernel.run(1)
-            chosen.append(s)
-            released.append(r)
-            values.append(datafit.value(kernel.margins, y) + penalty.value(kernel.coef))
-        selected, released = np.concatenate(chosen), np.concatenate(released)
-        tr = {"iterations": np.arange(n_iter + 1), "objective": np.array(values)}
-    else:
-        selected, released = kernel.run(n_iter)
-        tr = None
-    w = np.zeros(p)
-    w[live] = kernel.coef
-    selected = live[selected]
-    info = {"epsilon0": eps0, "selection": selection, "rule": rule,
-            "selection_scale": scale, "score_sensitivity": sensitivity,
-            "gradient_noise": gradient_noise, "noise_scales": noise_scales,
-            "smoothness": M, "clip_thresholds": C, "step_sizes": steps,
-            "selected": selected, "released": released, "grid": grid / n,
-            "grid_points": points, "float_sum_factor": rho}
-    diag = None
-    if diagnostics or trace:  # non-private: computed on the data, not released
-        diag = NonPrivateDiagnostics(
-            objective=datafit.value(X @ w, y) + penalty.value(w), trace=tr,
-            counters={"fallbacks": kernel.tree.n_fallbacks,
-                      "refreshes": kernel.n_refreshes})
-    return Result(coef=w, n_iter=n_iter, privacy=ledger, info=info, diagnostics=diag)
+    return DPGCD().fit(
+        X, y, datafit, penalty, epsilon=epsilon, delta=delta, clip=clip,
+        step_size=step_size, smoothness=smoothness, feature_bounds=feature_bounds,
+        random_state=random_state, trace=trace, diagnostics=diagnostics, n_iter=n_iter,
+        rule=rule, selection=selection, gradient_noise=gradient_noise,
+        refresh_every=refresh_every)

@@ -2,19 +2,11 @@
 import numpy as np
 
 from .._cd_fast import cd_epochs, kkt_violation
-from .._validation import check_X_y
-from ..datafits import _Datafit
-from ..penalties import as_penalty
+from .._validation import check_integer, check_real
+from ._base import check_problem
 from ._result import NonPrivateDiagnostics, Result
 
 __all__ = ["exact"]
-
-
-def check_datafit(datafit):
-    if not isinstance(datafit, _Datafit):
-        raise TypeError(
-            f"datafit must be Squared() or Logistic(), got {datafit!r}")
-    return datafit
 
 
 def exact(X, y, datafit, penalty=None, *, tol=1e-10, max_epochs=10_000,
@@ -46,13 +38,11 @@ def exact(X, y, datafit, penalty=None, *, tol=1e-10, max_epochs=10_000,
         ``objective`` = F(coef) and ``counters["kkt_violation"]``); ``privacy``
         is None and nothing is private: every value is computed on the data.
     """
-    datafit = check_datafit(datafit)
-    penalty = as_penalty(penalty)
-    X, y = check_X_y(X, y, datafit)
-    if not (tol > 0):
-        raise ValueError(f"tol must be positive, got {tol}")
-    if int(max_epochs) < 1:
-        raise ValueError(f"max_epochs must be >= 1, got {max_epochs}")
+    problem = check_problem(X, y, datafit, penalty)
+    X, y, datafit, penalty = problem.X, problem.y, problem.datafit, problem.penalty
+    tol = check_real(tol, "tol")
+    max_epochs = check_integer(max_epochs, "max_epochs")
+    check_every = check_integer(check_every, "check_every")
     n, p = X.shape
     lipschitz = datafit.smoothness(X)
     w = np.zeros(p)
@@ -67,6 +57,9 @@ def exact(X, y, datafit, penalty=None, *, tol=1e-10, max_epochs=10_000,
         violation = kkt_violation(*args, w, margin, penalty.l1, penalty.l2)
         if violation <= tol:
             break
+    if not np.all(np.isfinite(w)):
+        raise ValueError("exact: the iterates overflowed (X, y or the penalty is "
+                         "badly scaled); rescale the data")
     value = datafit.value(margin, y) + penalty.value(w)
     return Result(coef=w, n_iter=epochs, converged=bool(violation <= tol),
                   diagnostics=NonPrivateDiagnostics(

@@ -8,13 +8,14 @@ them public, estimates them privately (DP-CD-P, Appendix F of Mangold et al.
 and a leak recorded on the ledger.
 """
 import math
+import numbers
 import warnings
 
 import numpy as np
 
-from .._noise import IntegerNoise, grid_for, grid_scale
-from .._planted import active
+from .._validation import check_real
 from ..exceptions import PrivacyLeakWarning
+from ._release import GridRelease
 
 __all__ = ["resolve_smoothness", "private_smoothness", "clip_thresholds"]
 
@@ -81,19 +82,15 @@ def private_smoothness(X, datafit, epsilon, feature_bounds, generator, *,
         multiplier, law = noise_multiplier * math.sqrt(p), "gaussian"
     else:
         raise ValueError(f"mechanism must be 'laplace' or 'gaussian', got {mechanism!r}")
-    rho, points, int_scale = grid_scale(
-        multiplier / 2.0 if active("noise_halved") else multiplier, n)
-    scale = multiplier * rho * bounds / n
-    noise = IntegerNoise(law, int_scale)
-    grid, inv_grid = grid_for(bounds / 2.0 if active("sensitivity_halved") else bounds,
-                              rho, points)
-    if active("raw_float_noise"):
+    release = GridRelease(law, multiplier, n, bounds)
+    scale = release.scales / n
+    if release.raw:
         draws = (generator.laplace(0.0, 1.0, size=p) if law == "laplace"
                  else generator.standard_normal(size=p))
         released = sums + draws * multiplier * bounds
     else:
-        released = noise.release(sums, inv_grid, grid, generator)
-    return np.minimum(np.maximum(released / n, scale), bounds), scale, noise.eta
+        released = release.noise.release(sums, release.inv_grid, release.grid, generator)
+    return np.minimum(np.maximum(released / n, scale), bounds), scale, release.noise.eta
 
 
 def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generator,
@@ -143,12 +140,12 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
                   "M_j computed from the data without privacy budget; pass public "
                   "constants (smoothness=array) or a budget fraction (smoothness=0.1)")
         return datafit.smoothness(X), epsilon, None
-    if np.ndim(smoothness) == 0 and not isinstance(smoothness, (bool, np.bool_)):
-        fraction = float(smoothness)
-        if not 0.0 < fraction < 1.0:
+    if np.ndim(smoothness) == 0:
+        if isinstance(smoothness, numbers.Real) and not 0.0 < smoothness < 1.0:
             raise ValueError(
                 f"smoothness as a float is the fraction of epsilon spent estimating "
                 f"the constants, in (0, 1); got {smoothness!r}")
+        fraction = check_real(smoothness, "smoothness", high=1.0)
         if not math.isfinite(epsilon):
             return datafit.smoothness(X), epsilon, None
         if feature_bounds is None:

@@ -11,7 +11,7 @@ A fit costs at least 0.3-0.8 ms of Python overhead, so one release per fit
 would take most of the CI budget.  The datasets are built so that one fit makes
 many independent releases of the same mechanism on the same input:
 
-* DP-CD (``selection="shuffle"``, ``passes=1``, ``averaging=False``, no
+* DP-CD (``order="shuffle"``, ``passes=1``, ``averaging=False``, no
   penalty, ``M_j = step_size = 1``): each coordinate is updated exactly once,
   from ``theta_j = 0``, so ``coef_j = -(the noisy release of g_j)`` exactly.
   Row 0 has a 1 in every column and the label ``+L`` on D, ``-L`` on D'
@@ -86,7 +86,7 @@ def variant(bug):
 # test_noise_table_cache_is_transparent).
 
 _TABLES = {}
-_PATCH_MODULES = ("sparsedp.solvers._dp_cd", "sparsedp.solvers._dp_gcd",
+_PATCH_MODULES = ("sparsedp.solvers._release", "sparsedp.solvers._dp_cd", "sparsedp.solvers._dp_gcd",
                   "sparsedp.solvers._smoothness", "sparsedp._dp_gcd_fast",
                   "sparsedp._dp_cd_fast")
 
@@ -172,7 +172,7 @@ def dp_cd_samples(n_samples, seed, bug=None, batched=True, claim=GAUSSIAN_CLAIM)
         with variant(bug), cached_noise_tables():
             while count < n_samples:
                 res = dp_cd(X, y, Squared(), epsilon=epsilon, delta=DELTA, passes=1,
-                            clip=clip, smoothness=M, selection="shuffle",
+                            clip=clip, smoothness=M, order="shuffle",
                             averaging=False, random_state=rng)
                 chunks.append(res.coef)
                 count += p

@@ -1,0 +1,225 @@
+"""The shape of every private fit: validate, public constants, calibrate, kernel, result.
+
+:class:`PrivateSolver` runs these steps in this order for every private
+algorithm; a new algorithm is a subclass (one Python module) that fills in the
+steps specific to it, plus one compiled kernel:
+
+1. validate: the data, the model, the budget and the common options here
+   (:mod:`sparsedp._validation`), the algorithm's own options in
+   :meth:`PrivateSolver.check_options`;
+2. reserve the samplers' slack (:meth:`PrivateSolver.sampler_slack`): every
+   integer noise draw and every noisy-max draw is within a known factor of its
+   ideal law, paid from (epsilon, delta) before anything is calibrated;
+3. public constants: the coordinate-wise smoothness constants (public, private
+   or a recorded leak), clipping thresholds and step sizes
+   (:func:`coordinate_constants`);
+4. calibrate (:meth:`PrivateSolver.calibrate`): the noise for the budget left,
+   with every mechanism recorded on the ledger;
+5. run the kernel (:meth:`PrivateSolver.run`);
+6. the :class:`~sparsedp.solvers.Result`, with the non-private diagnostics only
+   when asked for.
+"""
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import (check_bool, check_privacy_budget, check_random_state,
+                           check_real, check_X_y)
+from ..accounting import PrivacyLedger
+from ..datafits import _Datafit
+from ..penalties import as_penalty
+from ._result import NonPrivateDiagnostics, Result
+from ._smoothness import clip_thresholds, resolve_smoothness
+
+__all__ = ["Problem", "check_problem", "Budget", "CoordinateConstants",
+           "coordinate_constants", "PrivateSolver", "KernelOutput"]
+
+
+def check_datafit(datafit):
+    """Return ``datafit`` if it is a datafit instance, else a TypeError."""
+    if not isinstance(datafit, _Datafit):
+        raise TypeError(f"datafit must be a sparsedp.datafits instance such as Squared() "
+                        f"or Logistic(), got {datafit!r}")
+    return datafit
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A validated problem: canonical CSC ``X``, float64 ``y``, datafit, penalty."""
+
+    X: object
+    y: np.ndarray
+    datafit: object
+    penalty: object
+
+    @property
+    def n(self):
+        return self.X.shape[0]
+
+    @property
+    def p(self):
+        return self.X.shape[1]
+
+    def objective(self, w):
+        """F(w) on the training data (non-private)."""
+        return self.datafit.value(self.X @ w, self.y) + self.penalty.value(w)
+
+
+def check_problem(X, y, datafit, penalty):
+    """Validate the data and the model once; return a :class:`Problem`."""
+    datafit = check_datafit(datafit)
+    penalty = as_penalty(penalty)
+    X, y = check_X_y(X, y, datafit)
+    return Problem(X, y, datafit, penalty)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What the ideal mechanisms may spend, after the samplers' slack.
+
+    ``epsilon`` is what is left after the public constants (basic composition
+    with a Laplace estimate); ``mu`` is the GDP budget left when the constants
+    were estimated with a Gaussian mechanism (the rest must then be Gaussian),
+    else None.  ``private`` is False for ``epsilon = inf`` (no noise at all).
+    """
+
+    epsilon: float
+    delta: float
+    mu: float = None
+
+    @property
+    def private(self):
+        return math.isfinite(self.epsilon)
+
+
+@dataclass(frozen=True)
+class CoordinateConstants:
+    """The public constants of a coordinate method (all of shape (p,)).
+
+    ``smoothness`` M_j, clipping ``thresholds`` ``C_j = sqrt(M_j / tr M) C`` and
+    step sizes ``gamma / M_j`` (0 where ``M_j = 0``: such a coordinate never
+    moves); ``clip`` is the hyper-parameter C itself.
+    """
+
+    smoothness: np.ndarray
+    thresholds: np.ndarray
+    steps: np.ndarray
+    clip: float
+
+
+def coordinate_constants(problem, smoothness, clip, step_size, budget, feature_bounds,
+                         generator, ledger, mechanism="laplace"):
+    """Smoothness constants (public, private or a recorded leak), thresholds, steps.
+
+    Returns the :class:`CoordinateConstants` and the :class:`Budget` left.
+    """
+    M, epsilon_left, mu_left = resolve_smoothness(
+        problem.X, problem.datafit, smoothness, budget.epsilon, feature_bounds, generator,
+        ledger, delta=budget.delta, mechanism=mechanism)
+    with np.errstate(over="ignore"):
+        steps = np.divide(step_size, M, out=np.zeros(problem.p), where=M > 0)
+    if not np.all(np.isfinite(steps)):
+        raise ValueError("step_size / smoothness overflows: the smoothness constants "
+                         "must be 0 or at least step_size / 1e300")
+    constants = CoordinateConstants(M, clip_thresholds(M, clip), steps, clip)
+    return constants, Budget(epsilon_left, budget.delta, mu_left)
+
+
+@dataclass
+class KernelOutput:
+    """What a solver's :meth:`~PrivateSolver.run` returns.
+
+    ``coef`` and the public or private ``info`` go into the result; ``counters``
+    (data-dependent) and ``trace`` only into the non-private diagnostics.
+    """
+
+    coef: np.ndarray
+    n_iter: int
+    info: dict
+    counters: dict
+    trace: dict = None
+
+
+class PrivateSolver:
+    """Template of a private fit; subclasses implement the steps marked below.
+
+    Subclasses define :meth:`check_options`, :meth:`integer_draws`,
+    :meth:`calibrate` and :meth:`run`, and may extend :meth:`sampler_slack`.
+    :meth:`fit` is the same for every algorithm.
+    """
+
+    def check_options(self, problem, **options):
+        """Validate the algorithm's own options; return them as a dict."""
+        raise NotImplementedError
+
+    def integer_draws(self, problem, options):
+        """Number of integer noise draws the kernel makes (for the sampler slack)."""
+        raise NotImplementedError
+
+    def sampler_slack(self, problem, options, epsilon, estimated_smoothness):
+        """The samplers' ``(eta, tv)``: multiplicative and total-variation slack.
+
+        Every integer noise draw's law is within ``exp(+-NOISE_ETA)`` of its
+        ideal law (:class:`~sparsedp.accounting.PrivacyLedger`,
+        ``add_sampler_error``); the kernel's draws and the p draws of a private
+        smoothness estimate are counted here.  Subclasses add their noisy max.
+        """
+        from .._noise import NOISE_ETA
+        draws = self.integer_draws(problem, options) + problem.p * estimated_smoothness
+        return NOISE_ETA * draws, 0.0
+
+    def calibrate(self, problem, constants, budget, ledger, options):
+        """The noise for ``budget``; record every mechanism on ``ledger``."""
+        raise NotImplementedError
+
+    def run(self, problem, constants, plan, generator, options, trace):
+        """Run the kernel; return a :class:`KernelOutput`."""
+        raise NotImplementedError
+
+    def fit(self, X, y, datafit, penalty, *, epsilon, delta, clip, step_size, smoothness,
+            feature_bounds, random_state, trace, diagnostics, smoothness_mechanism="laplace",
+            **options):
+        """Run the steps in order (module docstring) and return the Result."""
+        problem = check_problem(X, y, datafit, penalty)
+        epsilon, delta = check_privacy_budget(epsilon, delta)
+        clip = check_real(clip, "clip", allow_inf=True)
+        if math.isinf(clip) and math.isfinite(epsilon):
+            raise ValueError(
+                "clip=inf leaves the gradient's sensitivity unbounded: a finite clip is "
+                "required when epsilon is finite")
+        step_size = check_real(step_size, "step_size")
+        trace = check_bool(trace, "trace")
+        diagnostics = check_bool(diagnostics, "diagnostics")
+        options = self.check_options(problem, **options)
+        generator = check_random_state(random_state)
+        ledger = PrivacyLedger(delta=delta)
+
+        budget = Budget(epsilon, delta)
+        if budget.private:
+            estimated = smoothness is not None and np.ndim(smoothness) == 0
+            eta, tv = self.sampler_slack(problem, options, epsilon, estimated)
+            budget = _after_slack(epsilon, delta, eta, tv)
+        constants, budget = coordinate_constants(
+            problem, smoothness, clip, step_size, budget, feature_bounds, generator,
+            ledger, smoothness_mechanism)
+        plan = self.calibrate(problem, constants, budget, ledger, options)
+        out = self.run(problem, constants, plan, generator, options, trace)
+
+        diag = None
+        if diagnostics or trace:  # non-private: computed on the data, not released
+            diag = NonPrivateDiagnostics(objective=problem.objective(out.coef),
+                                         trace=out.trace, counters=out.counters)
+        return Result(coef=out.coef, n_iter=out.n_iter, privacy=ledger, info=out.info,
+                      diagnostics=diag)
+
+
+def _after_slack(epsilon, delta, eta, tv):
+    """The ideal mechanisms' budget ``(epsilon - 2 eta, (delta - tv) e^-eta)``."""
+    ideal = Budget(epsilon - 2.0 * eta, (delta - tv) * math.exp(-eta))
+    if ideal.delta <= delta / 2:
+        raise ValueError(f"delta = {delta} is below the samplers' slack {tv:.3g}")
+    if ideal.epsilon <= 0:
+        raise ValueError(f"epsilon = {epsilon} is below the samplers' slack "
+                         f"{2 * eta:.3g}")
+    return ideal
