@@ -11,6 +11,9 @@ from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils import check_array
+
+from ._validation import check_real
 
 __all__ = [
     "data_home", "load_dorothea", "load_madelon", "load_california",
@@ -38,9 +41,15 @@ def data_home(data_home=None):
     return path
 
 
-def _labels(path):
+def _labels(path, n_samples):
+    """Labels in {-1, +1}, one per line, exactly one per row of the data."""
     with gzip.open(path, "rt") as f:
-        return np.array([float(line) for line in f if line.strip()])
+        y = np.array([float(line) for line in f if line.strip()])
+    if y.shape[0] != n_samples:
+        raise ValueError(f"{path} holds {y.shape[0]} labels for {n_samples} rows")
+    if not np.all(np.isin(y, (-1.0, 1.0))):
+        raise ValueError(f"{path}: labels must be -1 or +1")
+    return y
 
 
 def load_dorothea(split="train", home=None):
@@ -54,17 +63,23 @@ def load_dorothea(split="train", home=None):
     if split not in ("train", "valid"):
         raise ValueError(f"split must be 'train' or 'valid', got {split!r}")
     folder = data_home(home) / "dorothea"
-    rows, cols = [], []
-    with gzip.open(folder / f"dorothea_{split}.data.gz", "rt") as f:
-        for i, line in enumerate(f):
+    path = folder / f"dorothea_{split}.data.gz"
+    rows, cols = [np.zeros(0, np.int64)], [np.zeros(0, np.int64)]
+    n = 0
+    with gzip.open(path, "rt") as f:
+        for line in f:
             idx = np.array(line.split(), dtype=np.int64) - 1  # 1-based
-            rows.append(np.full(idx.size, i))
+            rows.append(np.full(idx.size, n))
             cols.append(idx)
-    n = i + 1
+            n += 1
+    if n == 0:
+        raise ValueError(f"{path} is empty")
     rows, cols = np.concatenate(rows), np.concatenate(cols)
+    if cols.size and (cols.min() < 0 or cols.max() >= 100_000):
+        raise ValueError(f"{path}: feature indices must lie in [1, 100000]")
     X = sp.csc_array((np.ones(rows.size), (rows, cols)), shape=(n, 100_000))
     X.sum_duplicates()
-    return X, _labels(folder / f"dorothea_{split}.labels.gz")
+    return X, _labels(folder / f"dorothea_{split}.labels.gz", n)
 
 
 def load_madelon(split="train", home=None):
@@ -73,8 +88,10 @@ def load_madelon(split="train", home=None):
         raise ValueError(f"split must be 'train' or 'valid', got {split!r}")
     folder = data_home(home) / "madelon"
     with gzip.open(folder / f"madelon_{split}.data.gz", "rt") as f:
-        X = np.loadtxt(f, dtype=np.float64)
-    return X, _labels(folder / f"madelon_{split}.labels.gz")
+        X = np.loadtxt(f, dtype=np.float64, ndmin=2)
+    if X.size == 0:
+        raise ValueError(f"madelon_{split}.data.gz is empty")
+    return X, _labels(folder / f"madelon_{split}.labels.gz", X.shape[0])
 
 
 def load_california(home=None):
@@ -122,17 +139,26 @@ def make_sparse_lasso(n_samples=1000, n_features=1000, n_informative=10,
 def normalize_rows(X, norm=1.0):
     """Scale every row to Euclidean norm ``norm`` (zero rows stay zero).
 
-    Data-independent per record, so it costs no privacy budget.
+    Data-independent per record, so it costs no privacy budget.  Scale-safe:
+    each row is first divided by its largest ``|X_ij|``, so no squared norm
+    overflows or underflows.
     """
-    if sp.issparse(X):
-        X = sp.csr_array(X, dtype=np.float64, copy=True)
+    norm = check_real(norm, "norm")
+    sparse = sp.issparse(X)
+    X = check_array(X, accept_sparse="csr", dtype=np.float64, copy=True)
+    if sparse:
+        biggest = abs(X).max(axis=1).toarray().ravel()
+        X = sp.diags_array(_inverse(biggest)) @ X
         norms = np.sqrt(np.asarray(X.multiply(X).sum(axis=1)).ravel())
-        scale = np.divide(norm, norms, out=np.zeros_like(norms), where=norms > 0)
-        return sp.csc_array(sp.diags_array(scale) @ X)
-    X = np.asarray(X, dtype=np.float64)
-    norms = np.linalg.norm(X, axis=1)
-    scale = np.divide(norm, norms, out=np.zeros_like(norms), where=norms > 0)
-    return X * scale[:, None]
+        return sp.csc_array(sp.diags_array(_inverse(norms) * norm) @ X)
+    X *= _inverse(np.abs(X).max(axis=1, initial=0.0))[:, None]
+    X *= (_inverse(np.linalg.norm(X, axis=1)) * norm)[:, None]
+    return X
+
+
+def _inverse(values):
+    """1 / values, 0 where values are 0."""
+    return np.divide(1.0, values, out=np.zeros_like(values), where=values > 0)
 
 
 def standardize(X):
@@ -141,7 +167,7 @@ def standardize(X):
     Uses the data's own means and deviations: not private by itself; the
     papers' experiments treat it as public preprocessing.
     """
-    X = np.asarray(X, dtype=np.float64)
+    X = check_array(X, dtype=np.float64)
     std = X.std(axis=0)
     std[std == 0] = 1.0
     return (X - X.mean(axis=0)) / std
