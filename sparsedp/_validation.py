@@ -201,13 +201,16 @@ def _check_scale(Xc):
     """Reject entries the kernels cannot square and sum without under/overflow."""
     if not Xc.nnz:
         return
-    big = np.abs(Xc.data).max()
+    magnitude = np.abs(Xc.data)
+    big = magnitude.max()
     if big > SCALE_LIMIT:
         raise ValueError(
             f"X has an entry of magnitude {big:.3g} > {SCALE_LIMIT:g}: its square "
             "overflows in the smoothness constants and gradients; rescale X")
+    if magnitude.min() >= 1.0 / SCALE_LIMIT:
+        return  # the common case: one pass over the entries
     starts = Xc.indptr[:-1][np.diff(Xc.indptr) > 0]
-    col_max = np.maximum.reduceat(np.abs(Xc.data), starts)
+    col_max = np.maximum.reduceat(magnitude, starts)
     live = col_max[col_max > 0]
     if live.size and live.min() < 1.0 / SCALE_LIMIT:
         raise ValueError(

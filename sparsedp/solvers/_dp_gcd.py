@@ -244,7 +244,7 @@ class DPGCD(PrivateSolver):
         def kept(a):
             return a[live] if dead else a
 
-        kernel = GreedyKernel(X[:, live] if dead else X, y, datafit.kind,
+        kernel = GreedyKernel(_columns(X, live) if dead else X, y, datafit.kind,
                               *(kept(a) for a in (constants.smoothness, C_kernel,
                                                   constants.steps)),
                               penalty.l1, penalty.l2, options["rule"], kernel_selection,
@@ -279,6 +279,15 @@ class DPGCD(PrivateSolver):
         return KernelOutput(coef=w, n_iter=n_iter, info=info,
                             counters={"fallbacks": kernel.tree.n_fallbacks,
                                       "refreshes": kernel.n_refreshes}, trace=tr)
+
+
+def _columns(X, columns):
+    """``X[:, columns]`` for sorted ``columns``; O(p) when the others are empty."""
+    counts = np.diff(X.indptr)
+    if counts.sum() - counts[columns].sum():
+        return X[:, columns]
+    indptr = np.concatenate([X.indptr[:1], X.indptr[columns + 1]])
+    return type(X)((X.data, X.indices, indptr), shape=(X.shape[0], columns.size))
 
 
 def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_size=1.0,
