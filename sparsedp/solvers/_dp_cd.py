@@ -232,14 +232,11 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
 def split_generator(generator):
     """Two independent child generators: coordinate indices, then noise.
 
-    SFC64 bit generators (chosen when the kernel drew its normals through
-    numpy's library: 11 ns each instead of 13 with PCG64; with the kernel's
-    inlined ziggurat both cost 4-5 ns, and SFC64 stays so that fits stay
-    reproducible), each seeded by a SeedSequence whose entropy (4 x 63 bits) is drawn
-    from ``generator``'s own stream.  The streams thus follow the generator's
-    state: the same state gives the same fit, and a generator that was advanced,
-    jumped or used for a previous fit gives fresh streams (two fits never share
-    noise unless their generators are in the same state).
+    SFC64 bit generators, each seeded by a SeedSequence whose entropy (4 x 63
+    bits) is drawn from ``generator``'s own stream.  The streams thus follow the
+    generator's state: the same state gives the same fit, and a generator that
+    was advanced, jumped or used for a previous fit gives fresh streams (two fits
+    never share noise unless their generators are in the same state).
     """
     seeds = generator.integers(0, 2**63, size=(2, 4))
     return tuple(np.random.Generator(np.random.SFC64(np.random.SeedSequence(s)))
