@@ -218,7 +218,10 @@ def _after_slack(epsilon, delta, eta, tv):
     """The ideal mechanisms' budget ``(epsilon - 2 eta, (delta - tv) e^-eta)``."""
     ideal = Budget(epsilon - 2.0 * eta, (delta - tv) * math.exp(-eta))
     if ideal.delta <= delta / 2:
-        raise ValueError(f"delta = {delta} is below the samplers' slack {tv:.3g}")
+        raise ValueError(
+            f"delta = {delta} is below the samplers' slack {tv:.3g} (report-noisy-max's "
+            "floating-point total variation, which grows as e^epsilon: a smaller "
+            "epsilon or selection='exponential' avoids it)")
     if ideal.epsilon <= 0:
         raise ValueError(f"epsilon = {epsilon} is below the samplers' slack "
                          f"{2 * eta:.3g}")

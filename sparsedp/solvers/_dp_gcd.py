@@ -172,10 +172,15 @@ class DPGCD(PrivateSolver):
         """Adds the selections': the exponential mechanism's index law is within
         ``exp(+-2**-38)`` of the ideal, report-noisy-max's within total variation
         :func:`laplace_selection_tv` (docs/privacy.rst, "Noisy max under floating
-        point"); both are charged whichever selection runs."""
+        point").  With ``selection=None`` both are charged (the choice is made
+        after calibration); report-noisy-max's total variation, paid from delta
+        as ``(1 + e^epsilon) tau`` per draw, rules it out at large epsilon."""
         eta, _ = super().sampler_slack(problem, options, epsilon, estimated_smoothness)
         n_iter = options["n_iter"]
-        tv = (1.0 + math.exp(min(epsilon, 700.0))) * n_iter * laplace_selection_tv(problem.p)
+        tv = 0.0
+        if options["selection"] != "exponential":
+            tv = (1.0 + math.exp(min(epsilon, 700.0))) * n_iter \
+                * laplace_selection_tv(problem.p)
         return eta + EXPONENTIAL_SELECTION_ETA * n_iter, tv
 
     def calibrate(self, problem, constants, budget, ledger, options):
