@@ -124,6 +124,17 @@ def test_extreme_but_valid_scales_give_finite_output(solver):
         assert np.all(np.isfinite(res.coef))
 
 
+def test_a_noise_too_small_for_an_exact_integer_grid_is_refused():
+    """rint(G / g) + J must be an exact double: at epsilon = 1e300 the grid would
+    need more than 2**50 points per unit of the sum (privacy would rest on
+    rounded integers), so the fit is refused; 1e9 still runs on an exact grid."""
+    fit, kwargs = PRIVATE["dp_cd"]
+    with pytest.raises(ValueError, match="too small for a release of 20 terms"):
+        fit(X0, Y0, Squared(), L1(0.1), **{**kwargs, "epsilon": 1e300})
+    res = fit(X0, Y0, Squared(), L1(0.1), **{**kwargs, "epsilon": 1e9})
+    assert res.info["grid_points"] * 20 <= 2 ** 50
+
+
 def test_calibrate_dp_gcd_checks_its_arguments():
     with pytest.raises(TypeError, match="epsilon must be a real number"):
         calibrate_dp_gcd("1", 1e-5, 10)

@@ -12,6 +12,8 @@ from .._planted import active
 
 __all__ = ["GridRelease"]
 
+MAX_GRID_INTEGER = 2.0 ** 50
+
 
 class GridRelease:
     """Noise of multiplier ``multiplier`` on a sum of sensitivity ``sensitivity``.
@@ -50,6 +52,14 @@ class GridRelease:
         self.law, self.multiplier = law, multiplier
         self.rho, self.points, int_scale = grid_scale(
             multiplier / 2.0 if active("noise_halved") else multiplier, n_terms)
+        # the integers rint(G / g) + J must be exact doubles: |G / g| <= n_terms S
+        # (each term at most the sensitivity), the noise far below 2**50
+        if n_terms * self.points > MAX_GRID_INTEGER:
+            raise ValueError(
+                f"the noise multiplier {multiplier:.3g} is too small for a release of "
+                f"{n_terms} terms on an exact integer grid (it must exceed about "
+                f"{n_terms * 2.0 ** -40:.3g}): use a smaller epsilon, or epsilon=inf "
+                "for no noise")
         self.noise = IntegerNoise(law, int_scale)
         self.grid, self.inv_grid = grid_for(
             sensitivity / 2.0 if active("sensitivity_halved") else sensitivity,
