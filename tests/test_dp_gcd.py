@@ -306,7 +306,8 @@ def test_empty_columns_are_never_selected_and_change_nothing_else():
         assert np.all(full.coef[dead] == 0.0)
         assert full.diagnostics.objective == pytest.approx(part.diagnostics.objective,
                                                            rel=1e-12)
-        assert full.info["epsilon0"] == part.info["epsilon0"]
+        # equal up to the samplers' slack, which depends on p (calibrated to 1e-10)
+        assert full.info["epsilon0"] == pytest.approx(part.info["epsilon0"], rel=1e-8)
     with pytest.warns(PrivacyLeakWarning):  # M from the data: same exclusion
         r = dp_gcd(Xd, y, Logistic(), L1(0.002), epsilon=0.5, delta=1e-4, n_iter=200,
                    clip=1.0, random_state=1)

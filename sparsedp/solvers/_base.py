@@ -26,7 +26,7 @@ import numpy as np
 
 from .._validation import (check_bool, check_privacy_budget, check_random_state,
                            check_real, check_X_y)
-from ..accounting import PrivacyLedger
+from ..privacy import PrivacyLedger
 from ..datafits import _Datafit
 from ..penalties import as_penalty
 from ._result import NonPrivateDiagnostics, Result
@@ -161,7 +161,7 @@ class PrivateSolver:
         """The samplers' ``(eta, tv)``: multiplicative and total-variation slack.
 
         Every integer noise draw's law is within ``exp(+-NOISE_ETA)`` of its
-        ideal law (:class:`~sparsedp.accounting.PrivacyLedger`,
+        ideal law (:class:`~sparsedp.privacy.PrivacyLedger`,
         ``add_sampler_error``); the kernel's draws and the p draws of a private
         smoothness estimate are counted here.  Subclasses add their noisy max.
         """

@@ -13,7 +13,7 @@ import numpy as np
 from .._dp_cd_fast import CoordinateBlocks, RandomStreams, dp_cd_steps
 from .._planted import active
 from .._validation import check_bool, check_integer, check_option, check_real
-from ..accounting import calibrate_gaussian
+from ..privacy import calibrate_gaussian
 from ._base import KernelOutput, PrivateSolver
 from ._release import GridRelease
 
@@ -130,7 +130,7 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
     has L2 sensitivity ``2 C_j / n``; its noise is ``N(0, (z 2 C_j / n)^2)`` with
     one multiplier ``z`` for every step.  The T K adaptive releases compose to a
     single Gaussian mechanism (``sqrt(TK)/z``-GDP), so ``z`` is the exact
-    smallest value (:func:`~sparsedp.accounting.calibrate_gaussian`).  The
+    smallest value (:func:`~sparsedp.privacy.calibrate_gaussian`).  The
     coordinate choice and the averaging use no data.
 
     Parameters
@@ -196,7 +196,7 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
     -------
     Result
         ``coef`` (the private output), ``n_iter`` (coordinate updates T K),
-        ``privacy`` (a :class:`~sparsedp.accounting.PrivacyLedger`), ``info``
+        ``privacy`` (a :class:`~sparsedp.privacy.PrivacyLedger`), ``info``
         (public values: ``noise_multiplier``, ``smoothness``,
         ``clip_thresholds``, ``noise_scales``, ``step_sizes``, ``inner_steps``,
         ``outer``) and ``diagnostics`` (None unless ``diagnostics`` or

@@ -14,7 +14,7 @@ import numpy as np
 from .._dp_gcd_fast import GreedyKernel
 from .._planted import active
 from .._validation import check_integer, check_option, check_privacy_budget
-from ..accounting import PrivacyLedger
+from ..privacy import PrivacyLedger, calibrate
 from ._base import KernelOutput, PrivateSolver
 from ._release import GridRelease
 
@@ -98,24 +98,8 @@ def _ledger(epsilon0, n_iter, selection, gradient_noise, delta, *, score_sensiti
 
 @functools.lru_cache(maxsize=4096)
 def _calibrate(epsilon, delta, n_iter, selection, gradient_noise):
-    def spent(e0):
-        return _ledger(e0, n_iter, selection, gradient_noise, delta).get_epsilon(delta)
-
-    lo = epsilon / (2 * n_iter)  # basic composition (valid when all are pure)
-    while spent(lo) > epsilon:  # a Gaussian release: start lower
-        lo /= 2.0
-    hi = 2.0 * lo
-    while spent(hi) <= epsilon:
-        lo, hi = hi, 2.0 * hi
-    for _ in range(60):  # log-bisection, lo always valid
-        mid = math.sqrt(lo * hi)
-        if spent(mid) <= epsilon:
-            lo = mid
-        else:
-            hi = mid
-        if hi / lo < 1 + 1e-7:
-            break
-    return lo
+    return calibrate(lambda e0: _ledger(e0, n_iter, selection, gradient_noise, delta),
+                     epsilon, delta, epsilon / (2 * n_iter), noise=False)
 
 
 def calibrate_dp_gcd(epsilon, delta, n_iter, selection=DEFAULT_SELECTION,
@@ -126,10 +110,10 @@ def calibrate_dp_gcd(epsilon, delta, n_iter, selection=DEFAULT_SELECTION,
     epsilon0-bounded-range; or Laplace report-noisy-max: epsilon0-DP) and one
     release of the coordinate gradient (Laplace: epsilon0-DP; Gaussian: a
     Gaussian mechanism with the selection's zCDP cost).  The ``2 n_iter``
-    mechanisms are accounted by :class:`~sparsedp.accounting.PrivacyLedger`: the
+    mechanisms are accounted by :class:`~sparsedp.privacy.PrivacyLedger`: the
     minimum of the optimal composition of pure-DP mechanisms (Kairouz et al.),
-    advanced composition, zCDP and RDP; epsilon0 is its largest value within
-    budget (log-bisection, on the safe side).
+    advanced composition, zCDP, RDP and their splits; epsilon0 is its largest
+    value within budget (:func:`sparsedp.privacy.calibrate`, on the safe side).
 
     Parameters
     ----------
@@ -378,7 +362,7 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
     -------
     Result
         ``coef``, ``n_iter``, ``privacy`` (a
-        :class:`~sparsedp.accounting.PrivacyLedger`), ``info`` (public values and
+        :class:`~sparsedp.privacy.PrivacyLedger`), ``info`` (public values and
         private outputs: ``epsilon0``, ``selection``, ``rule``,
         ``selection_scale`` b, ``score_sensitivity``, ``gradient_noise``,
         ``noise_scales`` (of the gradient), ``smoothness``, ``clip_thresholds``,

@@ -129,7 +129,7 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
         rest of the algorithm must be a Gaussian mechanism of at most this
         ``mu``); None otherwise.
     """
-    from ..accounting import calibrate_gaussian
+    from ..privacy import calibrate_gaussian
     p = X.shape[1]
     if mechanism not in ("laplace", "gaussian"):
         raise ValueError(f"smoothness_mechanism must be 'laplace' or 'gaussian', "

@@ -1,0 +1,325 @@
+"""Accountants: composition theorems, each answering for the mechanisms it knows.
+
+An accountant looks at a list of mechanisms (:mod:`sparsedp.privacy.mechanisms`)
+and, if its theorem applies to all of them, returns a :class:`Profile`: an
+upper bound of the composition's privacy profile, ``epsilon -> delta`` (as
+``log delta``), with its inverse ``delta -> epsilon``.  Every profile returned
+is valid, so the tightest answer is the minimum over them (:func:`candidates`),
+including the *splits*: groups of mechanisms accounted separately and added by
+basic composition, the epsilon split between them optimised.
+"""
+import math
+
+import numpy as np
+
+from ._root import bracket_root
+from .gdp import gdp_epsilon_of, gdp_log_delta
+from .mechanisms import total_rdp
+from .pure import advanced_log_delta, optimal_log_delta
+from .rdp import DEFAULT_ORDERS, _rdp_to_dp_array, rdp_log_delta
+from .zcdp import zcdp_log_delta, zcdp_to_dp
+
+__all__ = ["ACCOUNTANTS", "Profile", "candidates"]
+
+
+class Profile:
+    """An upper bound of a composition's privacy profile.
+
+    Subclasses give :meth:`log_delta`; :meth:`epsilon` inverts it with the
+    package's root finder (rounded up) unless a closed form is known.
+    """
+
+    name = "profile"
+    #: whether :meth:`log_delta` is implemented (calibration prefers it)
+    has_log_delta = True
+
+    def log_delta(self, epsilon):
+        """``log delta`` such that the composition is ``(epsilon, delta)``-DP."""
+        raise NotImplementedError
+
+    def epsilon_guess(self, delta):
+        """A starting point for :meth:`epsilon`."""
+        return 1.0
+
+    def epsilon(self, delta):
+        """Smallest epsilon (rounded up) such that the composition is (epsilon, delta)-DP."""
+        log_target = math.log(delta)
+        if self.log_delta(0.0) <= log_target:
+            return 0.0
+        _, hi = bracket_root(lambda eps: log_target - self.log_delta(eps),
+                             self.epsilon_guess(delta))
+        return hi
+
+
+class GDPProfile(Profile):
+    """Gaussian mechanisms only: exact, ``mu = sqrt(sum mu_i^2)`` (Dong, Roth and Su 2022)."""
+
+    name = "gdp"
+
+    def __init__(self, mu):
+        self.mu = mu
+
+    def log_delta(self, epsilon):
+        return gdp_log_delta(epsilon, self.mu)
+
+    def epsilon(self, delta):
+        return gdp_epsilon_of(self.mu, delta)
+
+
+class OptimalPureProfile(Profile):
+    """``k`` epsilon0-DP mechanisms: exact for one shared epsilon0 (Kairouz, Oh and
+    Viswanathan 2017), valid with the largest one."""
+
+    name = "optimal"
+
+    def __init__(self, eps0, k):
+        self.eps0, self.k = eps0, k
+
+    def log_delta(self, epsilon):
+        return optimal_log_delta(epsilon, self.eps0, self.k)
+
+    def epsilon_guess(self, delta):
+        return min(self.k * self.eps0, 1e300)
+
+
+class AdvancedProfile(Profile):
+    """Pure mechanisms: advanced composition, heterogeneous form (Dwork and Roth 2014)."""
+
+    name = "advanced"
+
+    def __init__(self, sum_sq, sum_lin):
+        self.sum_sq, self.sum_lin = sum_sq, sum_lin
+
+    def log_delta(self, epsilon):
+        return advanced_log_delta(epsilon, self.sum_sq, self.sum_lin)
+
+    def epsilon(self, delta):
+        value = math.sqrt(2.0 * math.log(1.0 / delta) * self.sum_sq) + self.sum_lin
+        return math.nextafter(value, math.inf)
+
+
+class BasicProfile(Profile):
+    """Pure mechanisms: ``sum epsilon_i``, no delta."""
+
+    name = "basic"
+
+    def __init__(self, total):
+        self.total = total
+
+    def log_delta(self, epsilon):
+        return -math.inf if epsilon >= self.total else 0.0
+
+    def epsilon(self, delta):
+        return self.total
+
+
+class ZCDPProfile(Profile):
+    """Gaussian and pure mechanisms: rho adds up (Bun and Steinke 2016)."""
+
+    name = "zcdp"
+
+    def __init__(self, rho):
+        self.rho = rho
+
+    def log_delta(self, epsilon):
+        return zcdp_log_delta(self.rho, epsilon)
+
+    def epsilon(self, delta):
+        return zcdp_to_dp(self.rho, delta) if self.rho < math.inf else math.inf
+
+
+class RDPProfile(Profile):
+    """Any mechanisms: RDP curves add up; improved conversion (Canonne et al. 2020)."""
+
+    name = "rdp"
+
+    def __init__(self, rdp, orders=DEFAULT_ORDERS):
+        self.rdp, self.orders = rdp, orders
+
+    def log_delta(self, epsilon):
+        return rdp_log_delta(self.orders, self.rdp, epsilon)
+
+    def epsilon(self, delta):
+        eps = _rdp_to_dp_array(self.orders, self.rdp, math.log(delta), delta)
+        return max(float(eps.min()), 0.0)
+
+
+def _gdp(mechanisms):
+    mus = [m.gdp_mu() for m in mechanisms]
+    if any(mu is None for mu in mus):
+        return None
+    return GDPProfile(math.sqrt(math.fsum(mu * mu for mu in mus)))
+
+
+def _pure_epsilons(mechanisms):
+    eps0s = [m.pure_epsilon for m in mechanisms]
+    return None if any(e is None for e in eps0s) else eps0s
+
+
+def _optimal(mechanisms):
+    eps0s = _pure_epsilons(mechanisms)
+    if eps0s is None:
+        return None
+    # every mechanism is max(eps0)-DP: exact when they share it, valid otherwise
+    return OptimalPureProfile(max(eps0s), sum(m.count for m in mechanisms))
+
+
+def _advanced(mechanisms):
+    if _pure_epsilons(mechanisms) is None:
+        return None
+    sq = math.fsum(m.count * m.pure_epsilon ** 2 for m in mechanisms)
+    lin = math.fsum(m.count * m.pure_epsilon * math.expm1(min(m.pure_epsilon, 710.0))
+                    for m in mechanisms)
+    return AdvancedProfile(math.nextafter(sq, math.inf), math.nextafter(lin, math.inf))
+
+
+def _basic(mechanisms):
+    if _pure_epsilons(mechanisms) is None:
+        return None
+    return BasicProfile(math.nextafter(math.fsum(m.count * m.pure_epsilon
+                                                 for m in mechanisms), math.inf))
+
+
+def _zcdp(mechanisms):
+    rhos = [m.zcdp_rho() for m in mechanisms]
+    if any(r is None for r in rhos):
+        return None
+    return ZCDPProfile(math.nextafter(math.fsum(rhos), math.inf))
+
+
+def _rdp(mechanisms):
+    return RDPProfile(total_rdp(mechanisms))
+
+
+#: The composition theorems, cheapest first: each maps mechanisms to a Profile or None.
+ACCOUNTANTS = (_gdp, _basic, _advanced, _zcdp, _rdp, _optimal)
+
+
+class BestProfile(Profile):
+    """The minimum of several valid profiles of the same mechanisms."""
+
+    name = "best"
+
+    def __init__(self, profiles):
+        self.profiles = profiles
+
+    def log_delta(self, epsilon):
+        return min(p.log_delta(epsilon) for p in self.profiles)
+
+    def epsilon(self, delta):
+        return min(p.epsilon(delta) for p in self.profiles)
+
+
+class SplitProfile(Profile):
+    """Groups accounted separately, added by basic composition.
+
+    ``(eps_1, delta_1)`` and ``(eps_2, delta_2)`` give ``(eps_1 + eps_2, delta_1 +
+    delta_2)``.  For two groups, :meth:`log_delta` optimises the split of epsilon
+    (a grid with the groups' no-delta points, refined by golden section: any
+    split is valid); for more, :meth:`epsilon` shares delta equally between the
+    groups, a pure group taking none when that is better.
+    """
+
+    name = "split"
+
+    def __init__(self, groups):
+        self.groups = [best_profile(g) for g in groups]
+        self.pure_totals = [_basic(g) for g in groups]
+
+    def _pair(self, epsilon, t):
+        a, b = self.groups
+        return float(np.logaddexp(a.log_delta(t), b.log_delta(max(epsilon - t, 0.0))))
+
+    def log_delta(self, epsilon):
+        if len(self.groups) != 2:
+            return super().log_delta(epsilon)
+        if epsilon == 0.0 or math.isinf(epsilon):
+            return self._pair(epsilon, 0.0 if epsilon == 0.0 else epsilon)
+        ts = list(np.linspace(0.0, epsilon, 17))
+        first, second = self.pure_totals
+        if first is not None and first.total < epsilon:
+            ts.append(first.total)
+        if second is not None and second.total < epsilon:
+            ts.append(epsilon - second.total)
+        ts.sort()
+        vals = [self._pair(epsilon, t) for t in ts]
+        j = int(np.argmin(vals))
+        best = vals[j]
+        lo, hi = ts[max(j - 1, 0)], ts[min(j + 1, len(ts) - 1)]
+        golden = (math.sqrt(5.0) - 1.0) / 2.0
+        c, d = hi - golden * (hi - lo), lo + golden * (hi - lo)
+        fc, fd = self._pair(epsilon, c), self._pair(epsilon, d)
+        for _ in range(20):
+            if fc <= fd:
+                hi, d, fd = d, c, fc
+                c = hi - golden * (hi - lo)
+                fc = self._pair(epsilon, c)
+            else:
+                lo, c, fc = c, d, fd
+                d = lo + golden * (hi - lo)
+                fd = self._pair(epsilon, d)
+        return min(best, fc, fd)
+
+    def epsilon(self, delta):
+        if len(self.groups) == 2:
+            return super().epsilon(delta)
+        m = len(self.groups)
+        best = math.fsum(g.epsilon(delta / m) for g in self.groups)
+        for i, total in enumerate(self.pure_totals):
+            if total is None:
+                continue
+            rest = [g.epsilon(delta / (m - 1)) for j, g in enumerate(self.groups) if j != i]
+            best = min(best, math.nextafter(math.fsum(rest) + total.total, math.inf))
+        return best
+
+    @property
+    def has_log_delta(self):
+        return len(self.groups) == 2
+
+
+def best_profile(mechanisms):
+    """The minimum of every accountant's profile for ``mechanisms``."""
+    profiles = [p for p in (acc(mechanisms) for acc in ACCOUNTANTS) if p is not None]
+    return profiles[0] if len(profiles) == 1 else BestProfile(profiles)
+
+
+def _groupings(mechanisms):
+    """Partitions of the mechanisms worth accounting separately.
+
+    By curve family (Gaussian / pure / other), and by per-use epsilon (pure
+    mechanisms of one epsilon0 together, e.g. a smoothness estimate apart from
+    the iterations), when that is a different partition.
+    """
+    def family(m):
+        if m.gdp_mu() is not None:
+            return "gdp"
+        if m.pure_epsilon is not None:
+            return "pure"
+        return m.kind
+
+    by_family, by_epsilon = {}, {}
+    for i, m in enumerate(mechanisms):
+        f = family(m)
+        by_family.setdefault(f, []).append(i)
+        key = (f, float(f"{m.pure_epsilon:.12g}")) if f == "pure" else f
+        by_epsilon.setdefault(key, []).append(i)
+    seen, out = set(), []
+    for groups in (by_family, by_epsilon):
+        parts = tuple(sorted(tuple(g) for g in groups.values()))
+        if len(parts) >= 2 and parts not in seen:
+            seen.add(parts)
+            out.append([[mechanisms[i] for i in g] for g in parts])
+    return out
+
+
+def candidates(mechanisms):
+    """``[(name, profile)]``: every valid bound for the composition of ``mechanisms``.
+
+    One per accountant that applies to all of them, then one per grouping
+    (``"split"``, ``"split 2"``).  Names are stable for a given structure of
+    mechanisms, whatever their parameters.
+    """
+    out = [(p.name, p) for p in (acc(mechanisms) for acc in ACCOUNTANTS) if p is not None]
+    for i, groups in enumerate(_groupings(mechanisms)):
+        out.append(("split" if i == 0 else f"split {i + 1}", SplitProfile(groups)))
+    return out

@@ -1,0 +1,252 @@
+"""Mechanisms: what ran, with its neighbouring relation, sensitivity and noise law.
+
+A mechanism is an immutable record of ``count`` adaptive uses of one noisy
+release, able to state its own privacy curves: Rényi DP (:meth:`Mechanism.rdp`,
+every mechanism), and, where they hold, exact Gaussian DP
+(:meth:`Mechanism.gdp_mu`), pure DP (:attr:`Mechanism.pure_epsilon`), zCDP
+(:meth:`Mechanism.zcdp_rho`) and bounded range.  The accountants
+(:mod:`sparsedp.privacy.accountants`) compose the curves; adding a mechanism
+is adding a class here.
+"""
+import math
+from dataclasses import asdict, dataclass, field
+from typing import ClassVar, Optional
+
+import numpy as np
+
+from ._checks import check_count, check_noise, check_nonneg, check_relation, check_sampling_rate
+from .rdp import (DEFAULT_ORDERS, rdp_bounded_range, rdp_gaussian, rdp_laplace, rdp_pure,
+                  rdp_sampled_gaussian, rdp_sampled_gaussian_wor)
+
+__all__ = ["BoundedRange", "Gaussian", "Laplace", "Mechanism", "PureDP", "SampledGaussian",
+           "SampledGaussianWOR"]
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """Base class: ``count`` adaptive uses of one mechanism.
+
+    Parameters
+    ----------
+    name : str
+        What is released (e.g. ``"coordinate gradients"``).
+    count : int
+        Number of adaptive uses, ``>= 1``.
+    sensitivity : float or None
+        Sensitivity of the released quantity under ``relation`` (informational:
+        with it the report shows the noise scale).
+    relation : {"replace-one", "add-remove"}
+        Neighbouring relation under which the mechanism's guarantee holds.
+    """
+
+    name: str = field(default="", kw_only=True)
+    count: int = field(default=1, kw_only=True)
+    sensitivity: Optional[float] = field(default=None, kw_only=True)
+    relation: str = field(default="replace-one", kw_only=True)
+
+    #: short label of the noise law, for the report
+    kind: ClassVar[str] = "mechanism"
+    #: whether each use is epsilon0-bounded-range (Durfee and Rogers 2019)
+    bounded_range: ClassVar[bool] = False
+    #: relations the analysis holds under
+    relations: ClassVar[tuple] = ("replace-one", "add-remove")
+
+    def __post_init__(self):
+        set_ = object.__setattr__
+        set_(self, "name", str(self.name))
+        set_(self, "count", check_count(self.count, "count"))
+        check_relation(self.relation)
+        if self.relation not in self.relations:
+            raise ValueError(f"the {self.kind} mechanism is analysed under the "
+                             f"{' or '.join(map(repr, self.relations))} relation only, "
+                             f"got {self.relation!r}")
+        if self.sensitivity is not None:
+            set_(self, "sensitivity", check_nonneg(self.sensitivity, "sensitivity",
+                                                   allow_inf=False))
+
+    def rdp(self, orders=DEFAULT_ORDERS):
+        """RDP curve of the ``count`` uses at ``orders``."""
+        raise NotImplementedError
+
+    def gdp_mu(self):
+        """mu of the ``count`` uses if they are exactly mu-GDP, else None."""
+        return None
+
+    @property
+    def pure_epsilon(self):
+        """epsilon0 of one use if it is pure epsilon0-DP, else None."""
+        return None
+
+    def zcdp_rho(self):
+        """rho of the ``count`` uses if they are rho-zCDP, else None."""
+        eps0 = self.pure_epsilon
+        if eps0 is None:
+            return None
+        return self.count * eps0 * eps0 / (8.0 if self.bounded_range else 2.0)
+
+    def _noise(self):
+        """Label and value parts of the report line."""
+        return []
+
+    def describe(self):
+        """One line of the privacy report."""
+        parts = self._noise()
+        if self.sensitivity is not None:
+            parts.append(f"sensitivity={self.sensitivity:.6g}")
+            scale = getattr(self, "noise_multiplier", None)
+            if scale is not None:
+                parts.append(f"noise scale={scale * self.sensitivity:.6g}")
+        parts += [f"x {self.count}", f"[{self.relation}]"]
+        return f"{self.name}: {self.kind} " + ", ".join(parts)
+
+    def as_dict(self):
+        """The record as a dict, with its ``kind``."""
+        return {"kind": self.kind, **asdict(self)}
+
+
+@dataclass(frozen=True)
+class Gaussian(Mechanism):
+    """Gaussian mechanism: N(0, (z Delta_2)^2) noise on a quantity of L2 sensitivity Delta_2.
+
+    Exactly ``sqrt(count) / z``-GDP (Dong, Roth and Su 2022), RDP ``alpha / (2 z^2)``
+    per use (Mironov 2017), ``1 / (2 z^2)``-zCDP per use.
+    """
+
+    noise_multiplier: float
+    kind: ClassVar[str] = "gaussian"
+
+    def __post_init__(self):
+        super().__post_init__()
+        object.__setattr__(self, "noise_multiplier", check_noise(self.noise_multiplier))
+
+    def rdp(self, orders=DEFAULT_ORDERS):
+        return self.count * rdp_gaussian(self.noise_multiplier, orders)
+
+    def gdp_mu(self):
+        z = self.noise_multiplier
+        return math.inf if z == 0 else math.sqrt(self.count) / z
+
+    def zcdp_rho(self):
+        z = self.noise_multiplier
+        return math.inf if z == 0 else self.count / (2.0 * z * z)
+
+    def _noise(self):
+        return [f"z={self.noise_multiplier:.6g}"]
+
+
+@dataclass(frozen=True)
+class Laplace(Mechanism):
+    """Laplace mechanism: Lap(b Delta_1) noise on a quantity of L1 sensitivity Delta_1.
+
+    ``1/b``-DP per use; its exact RDP curve (Mironov 2017, Prop. 6) is tighter
+    than the pure-DP one.
+    """
+
+    noise_multiplier: float
+    kind: ClassVar[str] = "laplace"
+
+    def __post_init__(self):
+        super().__post_init__()
+        object.__setattr__(self, "noise_multiplier", check_noise(self.noise_multiplier))
+
+    def rdp(self, orders=DEFAULT_ORDERS):
+        return self.count * rdp_laplace(self.noise_multiplier, orders)
+
+    @property
+    def pure_epsilon(self):
+        b = self.noise_multiplier
+        return math.inf if b == 0 else 1.0 / b
+
+    def _noise(self):
+        return [f"b={self.noise_multiplier:.6g} (eps0={self.pure_epsilon:.6g})"]
+
+
+@dataclass(frozen=True)
+class PureDP(Mechanism):
+    """Any epsilon0-DP mechanism (e.g. report-noisy-max with Laplace noise).
+
+    RDP by the randomized-response bound (:func:`~sparsedp.privacy.rdp.rdp_pure`),
+    ``epsilon0^2 / 2``-zCDP per use.
+    """
+
+    epsilon0: float
+    kind: ClassVar[str] = "pure"
+
+    def __post_init__(self):
+        super().__post_init__()
+        object.__setattr__(self, "epsilon0", check_nonneg(self.epsilon0, "epsilon0"))
+
+    def rdp(self, orders=DEFAULT_ORDERS):
+        return self.count * rdp_pure(self.epsilon0, orders)
+
+    @property
+    def pure_epsilon(self):
+        return self.epsilon0
+
+    def _noise(self):
+        return [f"eps0={self.epsilon0:.6g}"]
+
+
+@dataclass(frozen=True)
+class BoundedRange(PureDP):
+    """An epsilon0-bounded-range mechanism (the exponential mechanism).
+
+    epsilon0-DP and ``epsilon0^2 / 8``-zCDP per use (Cesar and Rogers 2021).
+    Only for mechanisms proven bounded-range.
+    """
+
+    kind: ClassVar[str] = "bounded_range"
+    bounded_range: ClassVar[bool] = True
+
+    def rdp(self, orders=DEFAULT_ORDERS):
+        return self.count * rdp_bounded_range(self.epsilon0, orders)
+
+
+@dataclass(frozen=True)
+class SampledGaussian(Mechanism):
+    """Gaussian mechanism on a Poisson subsample (rate q): add/remove neighbours only.
+
+    RDP of Mironov, Talwar and Zhang (2019).
+    """
+
+    noise_multiplier: float
+    sampling_rate: float
+    relation: str = field(default="add-remove", kw_only=True)
+    kind: ClassVar[str] = "sampled_gaussian"
+    relations: ClassVar[tuple] = ("add-remove",)
+
+    def __post_init__(self):
+        super().__post_init__()
+        object.__setattr__(self, "noise_multiplier", check_noise(self.noise_multiplier))
+        object.__setattr__(self, "sampling_rate", check_sampling_rate(self.sampling_rate))
+
+    def rdp(self, orders=DEFAULT_ORDERS):
+        return self.count * rdp_sampled_gaussian(self.noise_multiplier, self.sampling_rate,
+                                                 orders)
+
+    def _noise(self):
+        return [f"z={self.noise_multiplier:.6g}", f"q={self.sampling_rate:.6g}"]
+
+
+@dataclass(frozen=True)
+class SampledGaussianWOR(SampledGaussian):
+    """Gaussian mechanism on a fixed-size subsample without replacement: replace-one only.
+
+    RDP of Wang, Balle and Kasiviswanathan (2019), Theorem 9.
+    """
+
+    relation: str = field(default="replace-one", kw_only=True)
+    kind: ClassVar[str] = "sampled_gaussian_wor"
+    relations: ClassVar[tuple] = ("replace-one",)
+
+    def rdp(self, orders=DEFAULT_ORDERS):
+        return self.count * rdp_sampled_gaussian_wor(self.noise_multiplier,
+                                                     self.sampling_rate, orders)
+
+
+def total_rdp(mechanisms, orders=DEFAULT_ORDERS):
+    """Sum of the RDP curves of ``mechanisms`` (composition)."""
+    out = np.zeros(np.shape(orders))
+    for m in mechanisms:
+        out = out + m.rdp(orders)
+    return out

@@ -1,0 +1,605 @@
+"""Rényi differential privacy: curves of the mechanisms, composition and conversion.
+
+A mechanism's RDP curve is its Rényi divergence bound at each order of a grid
+(:data:`DEFAULT_ORDERS`); curves add under composition and convert to
+(epsilon, delta) by the improved conversion (:func:`rdp_to_dp`), or its delta
+form :func:`rdp_log_delta`.
+"""
+import math
+from functools import lru_cache
+
+import numpy as np
+from scipy import special
+
+from ._checks import (check_count, check_delta, check_epsilon, check_noise, check_nonneg,
+                      check_orders, check_sampling_rate)
+from ._root import bracket_root
+
+__all__ = ["DEFAULT_ORDERS", "calibrate_gaussian_rdp", "calibrate_sampled_gaussian",
+           "rdp_bounded_range", "rdp_gaussian", "rdp_laplace", "rdp_log_delta", "rdp_pure",
+           "rdp_sampled_gaussian", "rdp_sampled_gaussian_wor", "rdp_to_dp",
+           "sampled_gaussian_epsilon"]
+
+# Fractional orders between 1 and 11 (0.1 apart, plus a few close to 1), every integer
+# order up to 64, then a geometric-ish tail up to 2048. A superset of the default grid of
+# Google's dp-accounting, hence never looser than it on the same RDP curve.
+_FRAC_ORDERS = np.array(
+    [1.02, 1.05] + [1 + x / 10.0 for x in range(1, 100) if x % 10 != 0], dtype=float
+)
+_INT_ORDERS = np.array(
+    list(range(2, 65))
+    + [72, 80, 88, 96, 112, 128, 144, 160, 192, 224, 256, 320, 384, 448, 512, 640, 768,
+       1024, 1536, 2048],
+    dtype=float,
+)
+#: Default grid of Rényi orders (all > 1) used by the RDP functions.
+DEFAULT_ORDERS = np.sort(np.concatenate([_FRAC_ORDERS, _INT_ORDERS]))
+DEFAULT_ORDERS.setflags(write=False)
+
+
+
+def rdp_gaussian(noise_multiplier, orders=None):
+    """RDP of the Gaussian mechanism: ``alpha / (2 z^2)`` (Mironov 2017, Prop. 7).
+
+    Valid for the neighbouring relation under which the L2 sensitivity was computed.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        ``z = sigma / Delta_2 >= 0`` (``0`` gives ``inf``).
+    orders : array-like of float, optional
+        Rényi orders (> 1). Defaults to :data:`DEFAULT_ORDERS`.
+
+    Returns
+    -------
+    rdp : ndarray
+        RDP epsilon at each order.
+    """
+    z = check_noise(noise_multiplier)
+    orders = DEFAULT_ORDERS if orders is None else check_orders(orders)
+    if z == 0.0:
+        return np.full(orders.shape, np.inf)
+    return orders / (2.0 * z * z)
+
+
+def rdp_laplace(noise_multiplier, orders=None):
+    """RDP of the Laplace mechanism (Mironov 2017, Prop. 6; exact).
+
+    With ``b = scale / Delta_1`` (L1 sensitivity)::
+
+        eps(alpha) = 1/(alpha-1) log( alpha/(2alpha-1) e^{(alpha-1)/b}
+                                      + (alpha-1)/(2alpha-1) e^{-alpha/b} ),
+
+    evaluated as ``1/b + log1p((alpha-1)/(2alpha-1) expm1(-(2alpha-1)/b)) / (alpha-1)``.
+    It is at most the pure-DP value ``1/b``.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        ``b = scale / Delta_1 >= 0``.
+    orders : array-like of float, optional
+        Rényi orders (> 1). Defaults to :data:`DEFAULT_ORDERS`.
+
+    Returns
+    -------
+    rdp : ndarray
+        RDP epsilon at each order.
+    """
+    b = check_noise(noise_multiplier)
+    orders = DEFAULT_ORDERS if orders is None else check_orders(orders)
+    if b == 0.0:
+        return np.full(orders.shape, np.inf)
+    eps = 1.0 / b
+    am1 = orders - 1.0
+    c = np.expm1(-(2.0 * orders - 1.0) * eps) / (2.0 * orders - 1.0)
+    x = am1 * c  # in (-1/2, 0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = np.where(x == 0.0, 1.0, np.log1p(x) / np.where(x == 0.0, 1.0, x))
+    out = eps + c * ratio
+    return np.clip(out, 0.0, eps)
+
+
+def _rdp_pure_rr(eps0, orders):
+    # Randomized response: 1/(a-1) [logaddexp(a e, (1-a) e) - log(1 + e^e)].
+    a = orders
+    num = np.logaddexp(a * eps0, (1.0 - a) * eps0) - np.logaddexp(0.0, eps0)
+    return num / (a - 1.0)
+
+
+def rdp_pure(epsilon0, orders=None):
+    """RDP of an arbitrary epsilon0-DP mechanism (tight).
+
+    Every epsilon0-DP pair of output distributions is a post-processing of binary
+    randomized response with parameter epsilon0 (Kairouz, Oh and Viswanathan 2015), so by
+    the data-processing inequality::
+
+        eps(alpha) <= 1/(alpha-1) log( (e^{alpha eps0} + e^{(1-alpha) eps0}) / (1 + e^{eps0}) ),
+
+    which is never larger than ``min(eps0, alpha eps0^2 / 2)`` (Mironov 2017; Bun and
+    Steinke 2016); the minimum of the three is returned.
+
+    Parameters
+    ----------
+    epsilon0 : float
+        Pure DP parameter, ``>= 0``.
+    orders : array-like of float, optional
+        Rényi orders (> 1). Defaults to :data:`DEFAULT_ORDERS`.
+
+    Returns
+    -------
+    rdp : ndarray
+        RDP epsilon at each order.
+    """
+    eps0 = check_nonneg(epsilon0, "epsilon0")
+    orders = DEFAULT_ORDERS if orders is None else check_orders(orders)
+    if math.isinf(eps0):
+        return np.full(orders.shape, np.inf)
+    rr = _rdp_pure_rr(eps0, orders)
+    return np.maximum(np.minimum(np.minimum(rr, eps0), 0.5 * orders * eps0 * eps0), 0.0)
+
+
+def rdp_bounded_range(epsilon0, orders=None):
+    """RDP of an epsilon0-bounded-range mechanism (e.g. the exponential mechanism).
+
+    An epsilon0-bounded-range mechanism (the exponential mechanism with privacy parameter
+    epsilon0, i.e. utility sensitivity Delta and temperature ``2 Delta / epsilon0``,
+    or report-noisy-max with Gumbel noise) is ``epsilon0^2 / 8``-zCDP (Cesar and Rogers
+    2021), hence has RDP ``alpha epsilon0^2 / 8``; it is also epsilon0-DP, so the
+    :func:`rdp_pure` bound applies too and the minimum is returned. **Only** use this for
+    mechanisms proven bounded-range (report-noisy-max with Laplace noise is not known to
+    be; account it with :func:`rdp_pure`).
+
+    Parameters
+    ----------
+    epsilon0 : float
+        Bounded-range (and pure DP) parameter, ``>= 0``.
+    orders : array-like of float, optional
+        Rényi orders (> 1). Defaults to :data:`DEFAULT_ORDERS`.
+
+    Returns
+    -------
+    rdp : ndarray
+        RDP epsilon at each order.
+    """
+    pure = rdp_pure(epsilon0, orders)
+    orders = DEFAULT_ORDERS if orders is None else check_orders(orders)
+    eps0 = float(epsilon0)
+    return np.minimum(pure, orders * eps0 * eps0 / 8.0)
+
+
+# ---- Poisson-subsampled Gaussian (Mironov, Talwar and Zhang 2019) --------------------
+class _SampledGaussianRDP:
+    """Vectorised RDP of the Poisson-subsampled Gaussian for fixed q and orders.
+
+    Integer orders use the exact finite binomial expansion (MTZ 2019, Sec. 3.3, eq. for
+    integer alpha): A_alpha = sum_k C(alpha, k) (1-q)^{alpha-k} q^k exp((k^2-k)/(2 z^2)).
+    Fractional orders use the two-sided series of MTZ 2019, Sec. 3.3 (split at
+    z0 = z^2 log(1/q - 1) + 1/2), summing absolute values of the terms (an upper bound
+    on A_alpha); orders whose series has not converged are reported as ``inf``.
+    Everything q-dependent is precomputed once so that evaluating at a new z costs a few
+    vectorised operations (used by the calibration bisection).
+    """
+
+    _N_FRAC_TERMS = (200, 1000)
+
+    def __init__(self, q, orders):
+        self.q = q
+        self.orders = orders
+        self._frac_cache = {}
+        if q == 1.0:  # plain Gaussian, no tables needed
+            self.int_idx = self.frac_idx = np.array([], dtype=np.int64)
+            return
+        is_int = orders == np.round(orders)
+        self.int_idx = np.flatnonzero(is_int)
+        self.frac_idx = np.flatnonzero(~is_int)
+        logq, log1mq = math.log(q), math.log1p(-q) if q < 1 else -math.inf
+        self.logq, self.log1mq = logq, log1mq
+        # integer orders: flattened (order, k) table
+        ints = orders[self.int_idx].astype(np.int64)
+        if ints.size:
+            lengths = ints + 1
+            self.starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+            alpha = np.repeat(ints, lengths).astype(float)
+            k = np.arange(lengths.sum()) - np.repeat(self.starts, lengths)
+            k = k.astype(float)
+            logc = special.gammaln(alpha + 1) - special.gammaln(k + 1) - special.gammaln(
+                alpha - k + 1)
+            self.int_base = logc + k * logq + (alpha - k) * log1mq
+            self.int_kk = k * k - k
+            self.int_rep = np.repeat(np.arange(ints.size), lengths)
+        self._frac_cache = {}
+
+    def _frac_tables(self, n_terms):
+        if n_terms not in self._frac_cache:
+            a = self.orders[self.frac_idx][:, None]
+            i = np.arange(n_terms, dtype=float)[None, :]
+            j = a - i
+            logc = special.gammaln(a + 1) - special.gammaln(i + 1) - special.gammaln(j + 1)
+            t0 = logc + i * self.logq + j * self.log1mq
+            t1 = logc + j * self.logq + i * self.log1mq
+            self._frac_cache[n_terms] = (i, j, t0, t1, i * i - i, j * j - j)
+        return self._frac_cache[n_terms]
+
+    def log_a(self, z):
+        out = np.empty(self.orders.shape)
+        inv = 1.0 / (2.0 * z * z)
+        if self.int_idx.size:
+            vals = self.int_base + self.int_kk * inv
+            m = np.maximum.reduceat(vals, self.starts)
+            s = np.add.reduceat(np.exp(vals - m[self.int_rep]), self.starts)
+            out[self.int_idx] = m + np.log(s)
+        if self.frac_idx.size:
+            z0 = z * z * (math.log(1.0 / self.q - 1.0) if self.q < 1 else -math.inf) + 0.5
+            res = None
+            for n_terms in self._N_FRAC_TERMS:
+                i, j, t0, t1, ii, jj = self._frac_tables(n_terms)
+                with np.errstate(over="ignore", invalid="ignore"):
+                    s0 = t0 + ii * inv + special.log_ndtr((z0 - i) / z)
+                    s1 = t1 + jj * inv + special.log_ndtr((j - z0) / z)
+                    terms = np.logaddexp(s0, s1)
+                    m = terms.max(axis=1)
+                    m_safe = np.where(np.isfinite(m), m, 0.0)
+                    total = m_safe + np.log(np.exp(terms - m_safe[:, None]).sum(axis=1))
+                    total = np.where(np.isfinite(m), total, m)
+                    tail = terms[:, -3:]
+                    converged = (
+                        np.all(np.diff(s0[:, -3:], axis=1) < 0, axis=1)
+                        & np.all(np.diff(s1[:, -3:], axis=1) < 0, axis=1)
+                        & (tail.max(axis=1) < total - 30)
+                    ) | (total == -np.inf)
+                res = np.where(converged, total, np.inf)
+                if np.all(converged):
+                    break
+            out[self.frac_idx] = res
+        return out
+
+    def rdp(self, z):
+        if z == 0.0:
+            return np.full(self.orders.shape, np.inf)
+        if math.isinf(z):
+            return np.zeros(self.orders.shape)
+        if self.q == 1.0:
+            return self.orders / (2.0 * z * z)
+        with np.errstate(invalid="ignore"):
+            r = self.log_a(z) / (self.orders - 1.0)
+        r = np.where(np.isnan(r), np.inf, r)
+        # never report more than the non-subsampled Gaussian
+        return np.clip(np.minimum(r, self.orders / (2.0 * z * z)), 0.0, None)
+
+
+@lru_cache(maxsize=64)
+def _sampled_gaussian_table(q, orders_key):
+    return _SampledGaussianRDP(q, np.asarray(orders_key, dtype=float))
+
+
+def _orders_key(orders):
+    return tuple(float(a) for a in orders)
+
+
+_DEFAULT_KEY = _orders_key(DEFAULT_ORDERS)
+
+
+def rdp_sampled_gaussian(noise_multiplier, sampling_rate, orders=None):
+    """RDP of the Poisson-subsampled Gaussian mechanism (add/remove-one neighbours).
+
+    Each record is included independently with probability ``q = sampling_rate`` and the
+    sum over the sample (of a quantity with L2 norm at most ``Delta``) is released with
+    N(0, (z Delta)^2) noise. Rényi DP is computed as in Mironov, Talwar and Zhang (2019),
+    "Rényi Differential Privacy of the Sampled Gaussian Mechanism": exactly at integer
+    orders (binomial expansion in log space) and by the convergent two-sided series at
+    fractional orders (absolute values summed: an upper bound). The result is capped by
+    the non-subsampled value ``alpha / (2 z^2)``.
+
+    The neighbouring relation is **add/remove-one**. (A replace-one neighbour is an
+    add followed by a remove; use :func:`rdp_sampled_gaussian_wor` for fixed-size
+    batches under replace-one.)
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        ``z = sigma / Delta >= 0``.
+    sampling_rate : float
+        Poisson sampling probability ``q`` in (0, 1].
+    orders : array-like of float, optional
+        Rényi orders (> 1). Defaults to :data:`DEFAULT_ORDERS`.
+
+    Returns
+    -------
+    rdp : ndarray
+        RDP epsilon at each order (``inf`` where a fractional series did not converge).
+    """
+    z = check_noise(noise_multiplier)
+    q = check_sampling_rate(sampling_rate)
+    key = _DEFAULT_KEY if orders is None else _orders_key(check_orders(orders))
+    return _sampled_gaussian_table(q, key).rdp(z)
+
+
+def rdp_sampled_gaussian_wor(noise_multiplier, sampling_rate, orders=None):
+    """RDP of the Gaussian mechanism on a fixed-size subsample without replacement.
+
+    A batch of ``m = q n`` records is drawn uniformly without replacement (``n`` public)
+    and the neighbouring relation is **replace-one**; ``z = sigma / Delta`` where
+    ``Delta`` is the replace-one L2 sensitivity of the non-subsampled function.
+
+    This implements the *general* upper bound of Wang, Balle and Kasiviswanathan (2019),
+    Theorem 9, specialised to the Gaussian base mechanism (``eps(alpha) = alpha/(2z^2)``,
+    ``eps(inf) = inf``), at integer orders::
+
+        A <= 1 + q^2 C(alpha,2) min(4 (e^{eps(2)} - 1), 2 e^{eps(2)})
+               + sum_{j=3}^{alpha} 2 q^j C(alpha,j) e^{(j-1) eps(j)},
+
+    and at fractional orders by linear interpolation of ``log A`` between neighbouring
+    integers (valid since ``log A_alpha`` is convex in alpha; WBK19 Cor. 10). This is a
+    **valid but looser** bound than WBK19 Theorem 27 (the Gaussian-specific bound with
+    forward differences, used by dp-accounting for alpha <= 256); it is capped by the
+    non-subsampled value ``alpha / (2 z^2)``.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        ``z >= 0``.
+    sampling_rate : float
+        ``q = m / n`` in (0, 1].
+    orders : array-like of float, optional
+        Rényi orders (> 1). Defaults to :data:`DEFAULT_ORDERS`.
+
+    Returns
+    -------
+    rdp : ndarray
+        RDP epsilon at each order.
+    """
+    z = check_noise(noise_multiplier)
+    q = check_sampling_rate(sampling_rate)
+    orders = DEFAULT_ORDERS if orders is None else check_orders(orders)
+    if z == 0.0:
+        return np.full(orders.shape, np.inf)
+    base = orders / (2.0 * z * z)
+    if q == 1.0:
+        return base
+    inv = 1.0 / (2.0 * z * z)
+    lo = np.floor(orders).astype(np.int64)
+    hi = np.ceil(orders).astype(np.int64)
+    needed = np.unique(np.concatenate([lo, hi]))
+    log_a = {1: 0.0}
+    logq = math.log(q)
+    e2 = 2.0 * inv
+    two_term = min(math.log(4.0) + math.log(math.expm1(e2)) if e2 > 0 else -math.inf,
+                   math.log(2.0) + e2)
+    for alpha in needed:
+        alpha = int(alpha)
+        if alpha < 2:
+            continue
+        j = np.arange(3, alpha + 1, dtype=float)
+        logc = special.gammaln(alpha + 1) - special.gammaln(j + 1) - special.gammaln(
+            alpha - j + 1)
+        terms = math.log(2.0) + j * logq + logc + (j - 1) * j * inv
+        c2 = special.gammaln(alpha + 1) - special.gammaln(3) - special.gammaln(alpha - 1)
+        all_terms = np.concatenate([[0.0, 2 * logq + c2 + two_term], terms])
+        log_a[alpha] = float(special.logsumexp(all_terms))
+    la_lo = np.array([log_a[int(a)] for a in lo])
+    la_hi = np.array([log_a[int(a)] for a in hi])
+    t = orders - lo
+    out = ((1 - t) * la_lo + t * la_hi) / (orders - 1.0)
+    return np.clip(np.minimum(out, base), 0.0, None)
+
+
+# --------------------------------------------------------------------------------------
+# RDP -> (epsilon, delta)
+# --------------------------------------------------------------------------------------
+def _conversion_terms(orders, log_delta):
+    # eps = rdp + log((a-1)/a) - (log delta + log a)/(a-1)
+    return np.log1p(-1.0 / orders) - (log_delta + np.log(orders)) / (orders - 1.0)
+
+
+def rdp_to_dp(orders, rdp, delta, *, return_order=False):
+    """Convert an RDP curve to (epsilon, delta)-DP with the improved conversion.
+
+    A mechanism that is (alpha, r)-RDP is (epsilon, delta)-DP with
+    ``epsilon = r + log((alpha-1)/alpha) - (log delta + log alpha) / (alpha-1)``
+    (Canonne, Kamath and Steinke 2020, Prop. 12; Balle et al. 2020, Thm. 21), which is
+    always at least as good as Mironov's ``r + log(1/delta)/(alpha-1)``. The minimum over
+    orders is returned. If ``r`` is so small that ``sqrt(1 - exp(-r)) <= delta`` (a bound
+    on the total variation distance via KL <= r), epsilon is 0.
+
+    Parameters
+    ----------
+    orders : array-like of float
+        Rényi orders (> 1).
+    rdp : array-like of float
+        RDP epsilon at each order (``inf`` allowed).
+    delta : float
+        Target delta in (0, 1).
+    return_order : bool, default=False
+        Also return the optimal order.
+
+    Returns
+    -------
+    epsilon : float
+        Smallest epsilon over the orders (>= 0).
+    order : float
+        Only if ``return_order``: the optimal order.
+    """
+    orders = check_orders(orders)
+    rdp = np.asarray(rdp, dtype=float)
+    if rdp.shape != orders.shape:
+        raise ValueError("orders and rdp must have the same shape")
+    if np.any(np.isnan(rdp)) or np.any(rdp < 0):
+        raise ValueError("rdp values must be >= 0 and not NaN")
+    delta = check_delta(delta)
+    eps = _rdp_to_dp_array(orders, rdp, math.log(delta), delta)
+    idx = int(np.argmin(eps))
+    val = max(float(eps[idx]), 0.0)
+    return (val, float(orders[idx])) if return_order else val
+
+
+def _rdp_to_dp_array(orders, rdp, log_delta, delta):
+    with np.errstate(invalid="ignore", over="ignore"):
+        eps = rdp + _conversion_terms(orders, log_delta)
+        eps = np.where(np.isnan(eps), np.inf, eps)
+        tv_ok = delta * delta + np.expm1(-rdp) >= 0
+    return np.where(tv_ok, 0.0, eps)
+
+
+def rdp_log_delta(orders, rdp, epsilon):
+    """``log delta`` at ``epsilon`` of an RDP curve: the delta form of :func:`rdp_to_dp`.
+
+    Solving the improved conversion for delta at each order,
+    ``log delta = (alpha - 1) (r - epsilon + log((alpha-1)/alpha)) - log alpha``;
+    and ``delta <= sqrt(1 - exp(-r))`` at any epsilon (total variation, by
+    Bretagnolle-Huber, with KL ``<= r``).  The minimum over the orders is a
+    valid delta (orders and curve are trusted: no checks).
+    """
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        am1 = orders - 1.0
+        conv = am1 * (rdp - epsilon + np.log1p(-1.0 / orders)) - np.log(orders)
+        tv = 0.5 * np.log(-np.expm1(-rdp))
+        best = np.fmin(conv, tv)
+    best = np.where(np.isnan(best), 0.0, best)
+    return min(float(best.min()), 0.0)
+
+
+# --------------------------------------------------------------------------------------
+# Poisson-subsampled Gaussian: epsilon and calibration
+# --------------------------------------------------------------------------------------
+def _sg_eps(table, z, steps, log_delta, delta, conv):
+    rdp = steps * table.rdp(z)
+    with np.errstate(invalid="ignore", over="ignore"):
+        eps = rdp + conv
+        eps = np.where(np.isnan(eps), np.inf, eps)
+        tv_ok = delta * delta + np.expm1(-rdp) >= 0
+    eps = np.where(tv_ok, 0.0, eps)
+    return max(float(eps.min()), 0.0)
+
+
+def sampled_gaussian_epsilon(noise_multiplier, sampling_rate, steps, delta, *, orders=None):
+    """Epsilon of ``steps`` Poisson-subsampled Gaussian mechanisms (RDP accountant).
+
+    Composes :func:`rdp_sampled_gaussian` over ``steps`` and converts with
+    :func:`rdp_to_dp`. The neighbouring relation is **add/remove-one**.
+
+    Parameters
+    ----------
+    noise_multiplier : float
+        ``z = sigma / Delta >= 0`` (``0`` gives ``inf``).
+    sampling_rate : float
+        Poisson sampling probability in (0, 1]. ``1`` is the plain Gaussian mechanism (for
+        which :func:`gaussian_epsilon` is tighter).
+    steps : int
+        Number of adaptive releases, ``>= 1``.
+    delta : float
+        Target delta in (0, 1).
+    orders : array-like of float, optional
+        Rényi orders. Defaults to :data:`DEFAULT_ORDERS`.
+
+    Returns
+    -------
+    epsilon : float
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range or NaN.
+    """
+    z = check_noise(noise_multiplier)
+    q = check_sampling_rate(sampling_rate)
+    steps = check_count(steps)
+    delta = check_delta(delta)
+    if z == 0.0:
+        return math.inf
+    key = _DEFAULT_KEY if orders is None else _orders_key(check_orders(orders))
+    table = _sampled_gaussian_table(q, key)
+    log_delta = math.log(delta)
+    conv = _conversion_terms(table.orders, log_delta)
+    return _sg_eps(table, z, steps, log_delta, delta, conv)
+
+
+def calibrate_sampled_gaussian(epsilon, delta, sampling_rate, steps, *, orders=None,
+                               rtol=1e-9):
+    """Smallest noise multiplier for ``steps`` Poisson-subsampled Gaussian releases.
+
+    The boundary (:func:`~sparsedp.privacy._root.bracket_root`, safe side) of the RDP epsilon of
+    :func:`sampled_gaussian_epsilon`, whose q-dependent tables are precomputed and cached.
+    Neighbouring relation: **add/remove-one**.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon ``> 0``; ``inf`` returns ``0.0`` (no noise).
+    delta : float
+        Target delta in (0, 1).
+    sampling_rate : float
+        Poisson sampling probability in (0, 1].
+    steps : int
+        Number of adaptive releases, ``>= 1``.
+    orders : array-like of float, optional
+        Rényi orders. Defaults to :data:`DEFAULT_ORDERS`.
+    rtol : float, default=1e-9
+        Relative tolerance on the noise multiplier (the result is always safe).
+
+    Returns
+    -------
+    noise_multiplier : float
+        Plugged back into :func:`sampled_gaussian_epsilon` it gives an epsilon
+        ``<= epsilon``.
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    q = check_sampling_rate(sampling_rate)
+    steps = check_count(steps)
+    if math.isinf(epsilon):
+        return 0.0
+    key = _DEFAULT_KEY if orders is None else _orders_key(check_orders(orders))
+    table = _sampled_gaussian_table(q, key)
+    log_delta = math.log(delta)
+    conv = _conversion_terms(table.orders, log_delta)
+
+    def excess(inv_z):  # non-decreasing in 1 / z
+        return _sg_eps(table, 1.0 / inv_z, steps, log_delta, delta, conv) - epsilon
+
+    # Moments-accountant scaling z ~ q sqrt(2 T log(1/delta)) / eps as a guess.
+    z0 = max(q * math.sqrt(2.0 * steps * math.log(1.0 / delta)) / epsilon, 0.5)
+    inv_z, _ = bracket_root(excess, 1.0 / z0, rtol=rtol)
+    if inv_z == 0.0:
+        raise ValueError(f"epsilon = {epsilon!r} is too small: no finite noise multiplier "
+                         f"reaches it")
+    z = 1.0 / inv_z
+    while _sg_eps(table, z, steps, log_delta, delta, conv) > epsilon:  # pragma: no cover
+        z *= 1.0 + rtol
+    return z
+
+
+def calibrate_gaussian_rdp(epsilon, delta, steps, orders=None):
+    """Noise multiplier for ``steps`` Gaussian releases by the RDP accountant (reference).
+
+    Provided for comparison: :func:`calibrate_gaussian` (exact, GDP) is always smaller.
+    For a fixed order alpha, RDP ``steps alpha / (2 z^2)`` plus the improved conversion is
+    <= epsilon iff ``z^2 >= steps alpha / (2 (epsilon - c(alpha)))``; the minimum over
+    orders is returned (rounded up).
+
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon ``> 0``.
+    delta : float
+        Target delta in (0, 1).
+    steps : int
+        Number of releases.
+    orders : array-like of float, optional
+        Rényi orders. Defaults to :data:`DEFAULT_ORDERS`.
+
+    Returns
+    -------
+    noise_multiplier : float
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    steps = check_count(steps)
+    if math.isinf(epsilon):
+        return 0.0
+    orders = DEFAULT_ORDERS if orders is None else check_orders(orders)
+    slack = epsilon - _conversion_terms(orders, math.log(delta))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z2 = np.where(slack > 0, steps * orders / (2.0 * slack), np.inf)
+    return math.sqrt(float(z2.min())) * (1.0 + 1e-12)
+
+
