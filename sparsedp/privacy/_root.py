@@ -37,9 +37,9 @@ def bracket_root(fun, x0, *, rtol=1e-12, low=LOW_LIMIT, high=HIGH_LIMIT):
     Notes
     -----
     The bracket is grown geometrically from ``x0`` (factors 2, 4, 16, ...),
-    then narrowed by the Illinois variant of regula falsi on ``log x``, with a
-    bisection step whenever an iteration fails to halve the bracket, so that
-    it never takes more than about twice the bisection's evaluations and
+    then narrowed by the Anderson-Björck variant of regula falsi on ``log x``,
+    with a bisection step after any step that fails to halve the bracket, so
+    that it never takes more than about twice the bisection's evaluations and
     usually a handful.
     """
     x0 = min(max(float(x0), low), high)
@@ -66,7 +66,7 @@ def bracket_root(fun, x0, *, rtol=1e-12, low=LOW_LIMIT, high=HIGH_LIMIT):
             hi, f_hi, factor = lo, f_lo, min(factor * factor, 1e16)
     u_lo, u_hi = math.log(lo), math.log(hi)
     tol = math.log1p(rtol)
-    kept = 0  # which end the last step moved: -1 lo, +1 hi (Illinois)
+    last = 0  # which end the previous step moved: -1 lo, +1 hi
     bisect = False
     for _ in range(400):
         width = u_hi - u_lo
@@ -82,14 +82,14 @@ def bracket_root(fun, x0, *, rtol=1e-12, low=LOW_LIMIT, high=HIGH_LIMIT):
             break
         f = fun(x)
         if f <= 0:
-            u_lo, lo, f_lo = u, x, f
-            if kept == -1:
-                f_hi *= 0.5
-            kept = -1
+            if last == -1 and math.isfinite(f_lo) and math.isfinite(f):  # Anderson-Bjorck
+                m = 1.0 - f / f_lo if f_lo != 0 else 0.5
+                f_hi *= m if m > 0 else 0.5
+            u_lo, lo, f_lo, last = u, x, f, -1
         else:
-            u_hi, hi, f_hi = u, x, f
-            if kept == 1:
-                f_lo *= 0.5
-            kept = 1
-        bisect = (u_hi - u_lo) > 0.5 * width
+            if last == 1 and math.isfinite(f_hi) and math.isfinite(f):
+                m = 1.0 - f / f_hi
+                f_lo *= m if m > 0 else 0.5
+            u_hi, hi, f_hi, last = u, x, f, 1
+        bisect = (u_hi - u_lo) > 0.5 * width and not bisect
     return lo, hi

@@ -19,7 +19,7 @@ from .pure import advanced_log_delta, optimal_log_delta
 from .rdp import DEFAULT_ORDERS, _rdp_to_dp_array, rdp_log_delta
 from .zcdp import zcdp_log_delta, zcdp_to_dp
 
-__all__ = ["ACCOUNTANTS", "Profile", "candidates"]
+__all__ = ["ACCOUNTANTS", "Profile", "candidate", "candidates"]
 
 
 class Profile:
@@ -191,8 +191,10 @@ def _rdp(mechanisms):
     return RDPProfile(total_rdp(mechanisms))
 
 
-#: The composition theorems, cheapest first: each maps mechanisms to a Profile or None.
-ACCOUNTANTS = (_gdp, _basic, _advanced, _zcdp, _rdp, _optimal)
+#: The composition theorems by name, cheapest first: each maps mechanisms to a
+#: Profile, or None if it does not apply to all of them.
+ACCOUNTANTS = {"gdp": _gdp, "basic": _basic, "advanced": _advanced, "zcdp": _zcdp,
+               "rdp": _rdp, "optimal": _optimal}
 
 
 class BestProfile(Profile):
@@ -235,7 +237,7 @@ class SplitProfile(Profile):
             return super().log_delta(epsilon)
         if epsilon == 0.0 or math.isinf(epsilon):
             return self._pair(epsilon, 0.0 if epsilon == 0.0 else epsilon)
-        ts = list(np.linspace(0.0, epsilon, 17))
+        ts = list(np.linspace(0.0, epsilon, 9))
         first, second = self.pure_totals
         if first is not None and first.total < epsilon:
             ts.append(first.total)
@@ -249,7 +251,7 @@ class SplitProfile(Profile):
         golden = (math.sqrt(5.0) - 1.0) / 2.0
         c, d = hi - golden * (hi - lo), lo + golden * (hi - lo)
         fc, fd = self._pair(epsilon, c), self._pair(epsilon, d)
-        for _ in range(20):
+        for _ in range(12):
             if fc <= fd:
                 hi, d, fd = d, c, fc
                 c = hi - golden * (hi - lo)
@@ -279,7 +281,7 @@ class SplitProfile(Profile):
 
 def best_profile(mechanisms):
     """The minimum of every accountant's profile for ``mechanisms``."""
-    profiles = [p for p in (acc(mechanisms) for acc in ACCOUNTANTS) if p is not None]
+    profiles = [p for p in (acc(mechanisms) for acc in ACCOUNTANTS.values()) if p is not None]
     return profiles[0] if len(profiles) == 1 else BestProfile(profiles)
 
 
@@ -317,9 +319,24 @@ def candidates(mechanisms):
 
     One per accountant that applies to all of them, then one per grouping
     (``"split"``, ``"split 2"``).  Names are stable for a given structure of
-    mechanisms, whatever their parameters.
+    mechanisms, whatever their parameters (see :func:`candidate`).
     """
-    out = [(p.name, p) for p in (acc(mechanisms) for acc in ACCOUNTANTS) if p is not None]
+    out = [(name, p) for name, p in ((name, acc(mechanisms))
+                                     for name, acc in ACCOUNTANTS.items()) if p is not None]
     for i, groups in enumerate(_groupings(mechanisms)):
-        out.append(("split" if i == 0 else f"split {i + 1}", SplitProfile(groups)))
+        out.append((_split_name(i), SplitProfile(groups)))
     return out
+
+
+def _split_name(i):
+    return "split" if i == 0 else f"split {i + 1}"
+
+
+def candidate(mechanisms, name):
+    """The profile named ``name`` in :func:`candidates`, built alone (None if absent)."""
+    if name in ACCOUNTANTS:
+        return ACCOUNTANTS[name](mechanisms)
+    for i, groups in enumerate(_groupings(mechanisms)):
+        if _split_name(i) == name:
+            return SplitProfile(groups)
+    return None

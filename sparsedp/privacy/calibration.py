@@ -64,7 +64,7 @@ def calibrate(ledger_of, epsilon, delta, guess, *, noise=True, rtol=1e-10):
         return 1.0 / t if noise else t
 
     def excess(name, t):
-        profile = dict(ledger_of(param(t)).candidates()).get(name)
+        profile = ledger_of(param(t)).candidate(name)
         if profile is None:
             return math.inf
         if profile.has_log_delta:

@@ -8,7 +8,7 @@ the accountants give (:mod:`sparsedp.privacy.accountants`).
 import math
 
 from ._checks import check_count, check_delta, check_nonneg, check_relation
-from .accountants import candidates
+from .accountants import candidate, candidates
 from .mechanisms import (BoundedRange, Gaussian, Laplace, Mechanism, PureDP, SampledGaussian,
                          SampledGaussianWOR)
 
@@ -323,6 +323,10 @@ class PrivacyLedger:
         """``[(name, profile)]``: every valid bound the accountants give for the entries
         (:func:`sparsedp.privacy.accountants.candidates`)."""
         return candidates(self.entries)
+
+    def candidate(self, name):
+        """The candidate bound ``name`` alone (None if it does not apply)."""
+        return candidate(self.entries, name)
 
     def get_epsilon(self, delta=None, *, return_method=False, ignore_leaks=False):
         """Total epsilon at ``delta`` by the tightest valid method.

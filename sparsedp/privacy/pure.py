@@ -54,7 +54,11 @@ def optimal_log_delta(epsilon, eps0, k):
         if i.size == 0:
             return -math.inf
     terms = _log_binomials(k)[: i_max + 1][keep] + eps0 * (k - i) + log1mexp_array(d)
-    return float(special.logsumexp(terms)) - k * float(np.logaddexp(0.0, eps0))
+    top = float(terms.max())
+    if top == -math.inf:
+        return -math.inf
+    log_sum = top + math.log(float(np.exp(terms - top).sum()))
+    return log_sum - k * float(np.logaddexp(0.0, eps0))
 
 
 def advanced_log_delta(epsilon, sum_sq, sum_lin):

@@ -548,21 +548,46 @@ def calibrate_sampled_gaussian(epsilon, delta, sampling_rate, steps, *, orders=N
     steps = check_count(steps)
     if math.isinf(epsilon):
         return 0.0
-    key = _DEFAULT_KEY if orders is None else _orders_key(check_orders(orders))
-    table = _sampled_gaussian_table(q, key)
+    all_orders = DEFAULT_ORDERS if orders is None else check_orders(orders)
     log_delta = math.log(delta)
-    conv = _conversion_terms(table.orders, log_delta)
-
-    def excess(inv_z):  # non-decreasing in 1 / z
-        return _sg_eps(table, 1.0 / inv_z, steps, log_delta, delta, conv) - epsilon
-
     # Moments-accountant scaling z ~ q sqrt(2 T log(1/delta)) / eps as a guess.
     z0 = max(q * math.sqrt(2.0 * steps * math.log(1.0 / delta)) / epsilon, 0.5)
-    inv_z, _ = bracket_root(excess, 1.0 / z0, rtol=rtol)
-    if inv_z == 0.0:
-        raise ValueError(f"epsilon = {epsilon!r} is too small: no finite noise multiplier "
-                         f"reaches it")
-    z = 1.0 / inv_z
+    # Solve on the orders near the best one at the guess (any orders give a valid
+    # bound); if a little less noise also misses epsilon over all the orders, the
+    # answer is the tightest; else solve again on all of them.
+    table = _sampled_gaussian_table(q, _orders_key(all_orders))
+    conv = _conversion_terms(all_orders, log_delta)
+    z = z0
+    integer = all_orders[all_orders == np.round(all_orders)]
+    if integer.size:  # a first answer on the integer orders (exact, cheap terms)
+        int_table = _sampled_gaussian_table(q, _orders_key(integer))
+        int_conv = _conversion_terms(integer, log_delta)
+        inv_z, _ = bracket_root(lambda inv: _sg_eps(int_table, 1.0 / inv, steps, log_delta,
+                                                    delta, int_conv) - epsilon,
+                                1.0 / z0, rtol=1e-3)
+        z = 1.0 / inv_z if inv_z > 0 else z0
+    for attempt in range(4):
+        if attempt < 3:  # the orders near the best one at the latest answer
+            if attempt == 0 and integer.size:
+                best = integer[int(np.argmin(steps * int_table.rdp(z) + int_conv))]
+            else:
+                best = all_orders[int(np.argmin(steps * table.rdp(z) + conv))]
+            subset = all_orders[(all_orders >= best / 2.0) & (all_orders <= best * 2.0)]
+        else:
+            subset = all_orders
+        sub_table = _sampled_gaussian_table(q, _orders_key(subset))
+        sub_conv = _conversion_terms(subset, log_delta)
+
+        def excess(inv_z):  # non-decreasing in 1 / z
+            return _sg_eps(sub_table, 1.0 / inv_z, steps, log_delta, delta, sub_conv) - epsilon
+
+        inv_z, _ = bracket_root(excess, 1.0 / z, rtol=rtol)
+        if inv_z == 0.0:
+            raise ValueError(f"epsilon = {epsilon!r} is too small: no finite noise "
+                             f"multiplier reaches it")
+        z = 1.0 / inv_z
+        if _sg_eps(table, z * (1.0 - 2.0 * rtol), steps, log_delta, delta, conv) > epsilon:
+            break
     while _sg_eps(table, z, steps, log_delta, delta, conv) > epsilon:  # pragma: no cover
         z *= 1.0 + rtol
     return z

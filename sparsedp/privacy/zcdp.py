@@ -91,26 +91,30 @@ def zcdp_max_rho(epsilon, delta):
 def zcdp_log_delta(rho, epsilon):
     """``log delta`` at ``epsilon`` of rho-zCDP (the delta form of :func:`zcdp_to_dp`).
 
-    ``min over alpha of (alpha - 1) (rho alpha - epsilon + log(1 - 1/alpha)) - log alpha``
-    (a grid, refined around its best cell: every alpha is valid), and at most
-    ``sqrt(1 - exp(-rho))`` (total variation, KL ``<= rho``).
+    ``min over alpha > 1 of (alpha - 1) (rho alpha - epsilon + log(1 - 1/alpha)) - log alpha``,
+    and at most ``sqrt(1 - exp(-rho))`` (total variation, KL ``<= rho``).  The
+    objective's derivative, ``rho (2 alpha - 1) - epsilon + log(1 - 1/alpha)``, is
+    increasing in alpha: its root is found by bisection on ``log(alpha - 1)``
+    (any alpha gives a valid bound; this one is the best).
     """
     if rho == 0.0:
         return -math.inf
     if math.isinf(rho):
         return 0.0
-
-    def f(a):
-        return (a - 1.0) * (rho * a - epsilon + math.log1p(-1.0 / a)) - math.log(a)
-
-    with np.errstate(over="ignore", invalid="ignore"):
-        vals = (_GRID - 1.0) * (rho * _GRID - epsilon + np.log1p(-1.0 / _GRID)) - np.log(_GRID)
-    i = int(np.nanargmin(vals))
-    best = float(vals[i])
-    a_lo, a_hi = _GRID[max(i - 1, 0)], _GRID[min(i + 1, _GRID.size - 1)]
-    res = optimize.minimize_scalar(f, bounds=(a_lo, a_hi), method="bounded",
-                                   options={"xatol": 1e-10 * a_hi})
-    if res.success and res.fun < best:
-        best = float(res.fun)
     tv = 0.5 * math.log(-math.expm1(-rho)) if rho < 700 else 0.0
-    return min(best, tv, 0.0)
+
+    def slope(a):
+        return rho * (2.0 * a - 1.0) - epsilon + math.log1p(-1.0 / a)
+
+    lo, hi = -40.0, 40.0  # log(alpha - 1)
+    if slope(1.0 + math.exp(hi)) < 0:
+        return min(tv, 0.0)
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if slope(1.0 + math.exp(mid)) < 0:
+            lo = mid
+        else:
+            hi = mid
+    a = 1.0 + math.exp(hi)
+    value = (a - 1.0) * (rho * a - epsilon + math.log1p(-1.0 / a)) - math.log(a)
+    return min(value, tv, 0.0)
