@@ -167,9 +167,9 @@ def _optimal(mechanisms):
 def _advanced(mechanisms):
     if _pure_epsilons(mechanisms) is None:
         return None
-    sq = math.fsum(m.count * m.pure_epsilon ** 2 for m in mechanisms)
-    lin = math.fsum(m.count * m.pure_epsilon * math.expm1(min(m.pure_epsilon, 710.0))
-                    for m in mechanisms)
+    sq = math.fsum(m.count * m.pure_epsilon * m.pure_epsilon for m in mechanisms)
+    lin = math.fsum(m.count * m.pure_epsilon * math.expm1(m.pure_epsilon)
+                    if m.pure_epsilon < 700 else math.inf for m in mechanisms)
     return AdvancedProfile(math.nextafter(sq, math.inf), math.nextafter(lin, math.inf))
 
 

@@ -58,6 +58,10 @@ def calibrate(ledger_of, epsilon, delta, guess, *, noise=True, rtol=1e-10):
     """
     epsilon = check_epsilon(epsilon) * _EPSILON_MARGIN
     delta = check_delta(delta)
+    if not 1e-300 <= guess <= 1e300:
+        raise ValueError(f"the starting {'noise multiplier' if noise else 'per-step budget'} "
+                         f"{guess!r} is outside [1e-300, 1e300] (epsilon = {epsilon!r} is out "
+                         f"of reach)")
     log_target = math.log(delta)
 
     def param(t):  # t grows with the privacy loss

@@ -34,10 +34,23 @@ def gdp_log_delta(epsilon, mu):
     a = epsilon / mu - 0.5 * mu
     b = epsilon / mu + 0.5 * mu
     if a > 0.0:
-        diff = float(special.erfcx(a / _SQRT2)) - float(special.erfcx(b / _SQRT2))
+        h = mu / _SQRT2  # (b - a) / sqrt2
+        x = a / _SQRT2
+        if h < 1e-3:
+            # erfcx is convex, so erfcx(x) - erfcx(x + h) <= -h erfcx'(x) = h (2/sqrt(pi)
+            # - 2 x erfcx(x)), and erfcx(x) >= 2 / (sqrt(pi) (x + sqrt(x^2 + 2))): an upper
+            # bound where the difference of two near-equal values would round to 0.
+            s = math.sqrt(x * x + 2.0)
+            diff = h * 4.0 / (math.sqrt(math.pi) * (x + s) * (x + s))
+        else:  # accurate to ~1e-15 / h relative: rounded up
+            diff = (float(special.erfcx(x)) - float(special.erfcx(x + h))) * (1.0 + 1e-10)
         if diff <= 0.0 or math.isinf(a):
             return -math.inf
         return -0.5 * a * a + _LOG_HALF + math.log(diff)
+    if mu < 1e-3:
+        # a <= 0 < b = a + mu: delta <= Phi(b) - Phi(a) <= mu phi(0), where the two
+        # near-equal terms below would round to a difference of 0
+        return math.log(mu) - 0.5 * math.log(2.0 * math.pi)
     first = float(special.log_ndtr(-a))
     second = epsilon + float(special.log_ndtr(-b))
     if second >= first:

@@ -262,8 +262,8 @@ class PrivacyLedger:
         ``(eps, delta)``-DP run is ``(eps, delta + (1 + e^eps) T)``-DP: for any
         event S, ``P~_D(S) <= P_D(S) + T <= e^eps P_D'(S) + delta + T <= e^eps
         P~_D'(S) + delta + (1 + e^eps) T``.  :meth:`get_epsilon` at ``delta``
-        accounts the ideal run at ``delta - (1 + e^eps_a) T``, with ``eps_a`` the
-        ideal epsilon at ``delta / 2`` (an upper bound of the answer).
+        accounts the ideal run at ``delta - (1 + e^eps_a) T``, with ``eps_a`` an upper
+        bound of the answer (the ideal epsilon at ``delta / 2``, refined to the smallest).
 
         Parameters
         ----------
@@ -276,13 +276,30 @@ class PrivacyLedger:
         self.sampler_tvs.append((str(name), tau, check_count(count, "count")))
 
     def _tv_delta(self, delta):
-        """The delta left for the ideal run once the samplers' total variation is paid."""
+        """The delta left for the ideal run once the samplers' total variation is paid.
+
+        The run is ``(eps, delta_ideal(eps) + (1 + e^eps) T)``-DP at every eps.
+        Starting from ``eps_0``, the ideal epsilon at ``delta / 2`` (an upper bound
+        of the answer), each ``eps_{k+1} = ideal epsilon at delta - (1 + e^eps_k) T``
+        that does not exceed ``eps_k`` is valid (``delta_ideal(eps_{k+1}) + (1 +
+        e^eps_{k+1}) T <= delta``) and closer to the smallest valid epsilon.
+        """
         total = math.fsum(tau * count for _, tau, count in self.sampler_tvs) * (1 + 1e-12)
         if total == 0.0:
             return delta
-        eps_a = self._ideal_epsilon(delta / 2.0)[0]
-        left = delta - (1.0 + math.exp(min(eps_a, 700.0))) * total if eps_a < 700 else 0.0
-        return left if left >= delta / 2.0 else 0.0
+        eps_k = self._ideal_epsilon(delta / 2.0)[0]
+        if eps_k >= 700 or (1.0 + math.exp(eps_k)) * total > delta / 2.0:
+            return 0.0
+        left = delta / 2.0
+        for _ in range(30):
+            candidate = delta - (1.0 + math.exp(eps_k)) * total
+            eps_next = self._ideal_epsilon(candidate)[0]
+            if not eps_next <= eps_k:
+                break
+            left, eps_k, done = candidate, eps_next, eps_next >= eps_k * (1 - 1e-13)
+            if done:
+                break
+        return left
 
     @property
     def private(self):

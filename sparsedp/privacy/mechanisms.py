@@ -127,8 +127,8 @@ class Gaussian(Mechanism):
         return math.inf if z == 0 else math.sqrt(self.count) / z
 
     def zcdp_rho(self):
-        z = self.noise_multiplier
-        return math.inf if z == 0 else self.count / (2.0 * z * z)
+        z2 = self.noise_multiplier * self.noise_multiplier
+        return math.inf if z2 == 0 else self.count / (2.0 * z2)
 
     def _noise(self):
         return [f"z={self.noise_multiplier:.6g}"]

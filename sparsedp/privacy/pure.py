@@ -43,7 +43,10 @@ def optimal_log_delta(epsilon, eps0, k):
         return -math.inf
     if math.isinf(eps0):
         return 0.0
-    i_max = min(math.ceil((k * eps0 - epsilon) / (2.0 * eps0)) - 1, k)
+    half = 0.5 * k - 0.5 * epsilon / eps0  # the terms are positive for i < half
+    if not half > 0:
+        return -math.inf
+    i_max = min(math.ceil(half) - 1, k) if half < k else k
     if i_max < 0:
         return -math.inf
     i = np.arange(i_max + 1, dtype=float)
@@ -72,7 +75,8 @@ def advanced_log_delta(epsilon, sum_sq, sum_lin):
         return -math.inf
     if not epsilon > sum_lin or math.isinf(sum_sq):
         return 0.0
-    return -((epsilon - sum_lin) ** 2) / (2.0 * sum_sq)
+    gap = epsilon - sum_lin
+    return -(gap * gap) / (2.0 * sum_sq)
 
 
 def _advanced_sums(eps0, k):

@@ -57,7 +57,7 @@ def rdp_gaussian(noise_multiplier, orders=None):
     """
     z = check_noise(noise_multiplier)
     orders = DEFAULT_ORDERS if orders is None else check_orders(orders)
-    if z == 0.0:
+    if z * z == 0.0:
         return np.full(orders.shape, np.inf)
     return orders / (2.0 * z * z)
 
@@ -254,7 +254,7 @@ class _SampledGaussianRDP:
         return out
 
     def rdp(self, z):
-        if z == 0.0:
+        if z * z == 0.0:
             return np.full(self.orders.shape, np.inf)
         if math.isinf(z):
             return np.zeros(self.orders.shape)
@@ -351,7 +351,7 @@ def rdp_sampled_gaussian_wor(noise_multiplier, sampling_rate, orders=None):
     z = check_noise(noise_multiplier)
     q = check_sampling_rate(sampling_rate)
     orders = DEFAULT_ORDERS if orders is None else check_orders(orders)
-    if z == 0.0:
+    if z * z == 0.0:
         return np.full(orders.shape, np.inf)
     base = orders / (2.0 * z * z)
     if q == 1.0:

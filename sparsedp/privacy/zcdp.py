@@ -103,18 +103,18 @@ def zcdp_log_delta(rho, epsilon):
         return 0.0
     tv = 0.5 * math.log(-math.expm1(-rho)) if rho < 700 else 0.0
 
-    def slope(a):
-        return rho * (2.0 * a - 1.0) - epsilon + math.log1p(-1.0 / a)
+    def slope(u):  # at alpha = 1 + e^u, where log(1 - 1/alpha) = u - log(alpha)
+        return rho * (1.0 + 2.0 * math.exp(u)) - epsilon + u - math.log1p(math.exp(u))
 
-    lo, hi = -40.0, 40.0  # log(alpha - 1)
-    if slope(1.0 + math.exp(hi)) < 0:
+    lo, hi = -40.0, 40.0  # u = log(alpha - 1)
+    if slope(hi) < 0:
         return min(tv, 0.0)
     for _ in range(60):
         mid = 0.5 * (lo + hi)
-        if slope(1.0 + math.exp(mid)) < 0:
+        if slope(mid) < 0:
             lo = mid
         else:
             hi = mid
-    a = 1.0 + math.exp(hi)
-    value = (a - 1.0) * (rho * a - epsilon + math.log1p(-1.0 / a)) - math.log(a)
+    log_a = math.log1p(math.exp(hi))
+    value = math.exp(hi) * (rho * (1.0 + math.exp(hi)) - epsilon + hi - log_a) - log_a
     return min(value, tv, 0.0)
