@@ -11,6 +11,7 @@ side of the same definitions (vectorised numpy), used for objective values,
 checks and the pure-Python rules.
 """
 import numpy as np
+import scipy.sparse as sp
 from scipy.special import expit
 
 __all__ = ["Squared", "Logistic"]
@@ -46,15 +47,17 @@ class _Datafit:
         Computed from the data: not private.  Private solvers either take
         public constants, spend budget on them, or warn.
         """
-        if getattr(X, "format", None) == "csc":  # O(nnz), no squared copy of X
+        if sp.issparse(X):  # O(nnz) on canonical CSC, no squared copy of X
+            X = sp.csc_array(X)
+            if not X.has_canonical_format:  # duplicates add up before squaring
+                X = X.copy()
+                X.sum_duplicates()
             full = np.diff(X.indptr) > 0  # reduceat over the non-empty columns
             sq = np.zeros(X.shape[1])
             if X.nnz:
                 sq[full] = np.add.reduceat(X.data ** 2, X.indptr[:-1][full])
-        elif hasattr(X, "multiply"):
-            sq = np.asarray(X.multiply(X).sum(axis=0)).ravel()
         else:
-            sq = (np.asarray(X) ** 2).sum(axis=0)
+            sq = (np.asarray(X, dtype=float) ** 2).sum(axis=0)
         return self.beta * sq / X.shape[0]
 
     def check_y(self, y):
