@@ -8,8 +8,9 @@ penalties
     L1, L2 and ElasticNet (separable).
 solvers
     exact (non-private reference), and the private solvers.
-accounting
-    Privacy accounting: calibration and ledgers.
+privacy
+    Mechanisms, accountants, calibration and the privacy ledger
+    (``sparsedp.accounting`` is an alias of its public names).
 """
 from .exceptions import PrivacyLeakWarning
 
