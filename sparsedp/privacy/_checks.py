@@ -5,7 +5,7 @@ import numpy as np
 
 from .._validation import check_integer, check_option, check_real
 
-__all__ = ["check_count", "check_delta", "check_epsilon", "check_noise", "check_nonneg",
+__all__ = ["check_calibration", "check_count", "check_delta", "check_epsilon", "check_noise", "check_nonneg",
            "check_orders", "check_relation", "check_sampling_rate", "RELATIONS"]
 
 RELATIONS = ("replace-one", "add-remove")
@@ -39,6 +39,11 @@ def check_count(count, name="steps"):
 def check_sampling_rate(sampling_rate, name="sampling_rate"):
     """A sampling probability in (0, 1]."""
     return check_real(sampling_rate, name, high=1.0, include_high=True)
+
+
+def check_calibration(epsilon, delta, steps, steps_name="steps"):
+    """The (epsilon, delta, count) of a calibrator, checked."""
+    return check_epsilon(epsilon), check_delta(delta), check_count(steps, steps_name)
 
 
 def check_relation(relation):

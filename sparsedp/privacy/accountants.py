@@ -25,130 +25,47 @@ __all__ = ["ACCOUNTANTS", "Profile", "candidate", "candidates"]
 class Profile:
     """An upper bound of a composition's privacy profile.
 
-    Subclasses give :meth:`log_delta`; :meth:`epsilon` inverts it with the
-    package's root finder (rounded up) unless a closed form is known.
+    Parameters
+    ----------
+    name : str
+        The accountant's name, reported as the method.
+    log_delta : callable
+        ``epsilon -> log delta`` such that the composition is (epsilon, delta)-DP.
+    epsilon : callable, optional
+        ``delta -> epsilon``, its inverse in closed form; by default
+        :meth:`epsilon` inverts ``log_delta`` with the package's root finder.
+    guess : float, default=1.0
+        A starting epsilon for that inversion.
     """
 
-    name = "profile"
     #: whether :meth:`log_delta` is implemented (calibration prefers it)
     has_log_delta = True
 
+    def __init__(self, name, log_delta, epsilon=None, guess=1.0):
+        self.name, self._log_delta, self._epsilon, self._guess = name, log_delta, epsilon, guess
+
     def log_delta(self, epsilon):
         """``log delta`` such that the composition is ``(epsilon, delta)``-DP."""
-        raise NotImplementedError
-
-    def epsilon_guess(self, delta):
-        """A starting point for :meth:`epsilon`."""
-        return 1.0
+        return self._log_delta(epsilon)
 
     def epsilon(self, delta):
         """Smallest epsilon (rounded up) such that the composition is (epsilon, delta)-DP."""
+        if self._epsilon is not None:
+            return self._epsilon(delta)
         log_target = math.log(delta)
         if self.log_delta(0.0) <= log_target:
             return 0.0
-        _, hi = bracket_root(lambda eps: log_target - self.log_delta(eps),
-                             self.epsilon_guess(delta))
+        _, hi = bracket_root(lambda eps: log_target - self.log_delta(eps), self._guess)
         return hi
-
-
-class GDPProfile(Profile):
-    """Gaussian mechanisms only: exact, ``mu = sqrt(sum mu_i^2)`` (Dong, Roth and Su 2022)."""
-
-    name = "gdp"
-
-    def __init__(self, mu):
-        self.mu = mu
-
-    def log_delta(self, epsilon):
-        return gdp_log_delta(epsilon, self.mu)
-
-    def epsilon(self, delta):
-        return gdp_epsilon_of(self.mu, delta)
-
-
-class OptimalPureProfile(Profile):
-    """``k`` epsilon0-DP mechanisms: exact for one shared epsilon0 (Kairouz, Oh and
-    Viswanathan 2017), valid with the largest one."""
-
-    name = "optimal"
-
-    def __init__(self, eps0, k):
-        self.eps0, self.k = eps0, k
-
-    def log_delta(self, epsilon):
-        return optimal_log_delta(epsilon, self.eps0, self.k)
-
-    def epsilon_guess(self, delta):
-        return min(self.k * self.eps0, 1e300)
-
-
-class AdvancedProfile(Profile):
-    """Pure mechanisms: advanced composition, heterogeneous form (Dwork and Roth 2014)."""
-
-    name = "advanced"
-
-    def __init__(self, sum_sq, sum_lin):
-        self.sum_sq, self.sum_lin = sum_sq, sum_lin
-
-    def log_delta(self, epsilon):
-        return advanced_log_delta(epsilon, self.sum_sq, self.sum_lin)
-
-    def epsilon(self, delta):
-        value = math.sqrt(2.0 * math.log(1.0 / delta) * self.sum_sq) + self.sum_lin
-        return math.nextafter(value, math.inf)
-
-
-class BasicProfile(Profile):
-    """Pure mechanisms: ``sum epsilon_i``, no delta."""
-
-    name = "basic"
-
-    def __init__(self, total):
-        self.total = total
-
-    def log_delta(self, epsilon):
-        return -math.inf if epsilon >= self.total else 0.0
-
-    def epsilon(self, delta):
-        return self.total
-
-
-class ZCDPProfile(Profile):
-    """Gaussian and pure mechanisms: rho adds up (Bun and Steinke 2016)."""
-
-    name = "zcdp"
-
-    def __init__(self, rho):
-        self.rho = rho
-
-    def log_delta(self, epsilon):
-        return zcdp_log_delta(self.rho, epsilon)
-
-    def epsilon(self, delta):
-        return zcdp_to_dp(self.rho, delta) if self.rho < math.inf else math.inf
-
-
-class RDPProfile(Profile):
-    """Any mechanisms: RDP curves add up; improved conversion (Canonne et al. 2020)."""
-
-    name = "rdp"
-
-    def __init__(self, rdp, orders=DEFAULT_ORDERS):
-        self.rdp, self.orders = rdp, orders
-
-    def log_delta(self, epsilon):
-        return rdp_log_delta(self.orders, self.rdp, epsilon)
-
-    def epsilon(self, delta):
-        eps = _rdp_to_dp_array(self.orders, self.rdp, math.log(delta), delta)
-        return max(float(eps.min()), 0.0)
 
 
 def _gdp(mechanisms):
     mus = [m.gdp_mu() for m in mechanisms]
     if any(mu is None for mu in mus):
         return None
-    return GDPProfile(math.sqrt(math.fsum(mu * mu for mu in mus)))
+    mu = math.sqrt(math.fsum(mu * mu for mu in mus))  # exact (Dong, Roth and Su 2022)
+    return Profile("gdp", lambda eps: gdp_log_delta(eps, mu),
+                   epsilon=lambda delta: gdp_epsilon_of(mu, delta))
 
 
 def _pure_epsilons(mechanisms):
@@ -160,8 +77,11 @@ def _optimal(mechanisms):
     eps0s = _pure_epsilons(mechanisms)
     if eps0s is None:
         return None
-    # every mechanism is max(eps0)-DP: exact when they share it, valid otherwise
-    return OptimalPureProfile(max(eps0s), sum(m.count for m in mechanisms))
+    # Kairouz, Oh and Viswanathan (2017): every mechanism is max(eps0)-DP, so the
+    # optimal composition is exact when they share it, valid otherwise
+    eps0, k = max(eps0s), sum(m.count for m in mechanisms)
+    return Profile("optimal", lambda eps: optimal_log_delta(eps, eps0, k),
+                   guess=min(k * eps0, 1e300))
 
 
 def _advanced(mechanisms):
@@ -170,25 +90,40 @@ def _advanced(mechanisms):
     sq = math.fsum(m.count * m.pure_epsilon * m.pure_epsilon for m in mechanisms)
     lin = math.fsum(m.count * m.pure_epsilon * math.expm1(m.pure_epsilon)
                     if m.pure_epsilon < 700 else math.inf for m in mechanisms)
-    return AdvancedProfile(math.nextafter(sq, math.inf), math.nextafter(lin, math.inf))
+    sq, lin = math.nextafter(sq, math.inf), math.nextafter(lin, math.inf)
+    # heterogeneous advanced composition (Dwork and Roth 2014, Thm. 3.20)
+    return Profile("advanced", lambda eps: advanced_log_delta(eps, sq, lin),
+                   epsilon=lambda delta: math.nextafter(
+                       math.sqrt(2.0 * math.log(1.0 / delta) * sq) + lin, math.inf))
 
 
 def _basic(mechanisms):
     if _pure_epsilons(mechanisms) is None:
         return None
-    return BasicProfile(math.nextafter(math.fsum(m.count * m.pure_epsilon
-                                                 for m in mechanisms), math.inf))
+    total = math.nextafter(math.fsum(m.count * m.pure_epsilon for m in mechanisms), math.inf)
+    profile = Profile("basic", lambda eps: -math.inf if eps >= total else 0.0,
+                      epsilon=lambda delta: total)
+    profile.total = total
+    return profile
 
 
 def _zcdp(mechanisms):
     rhos = [m.zcdp_rho() for m in mechanisms]
     if any(r is None for r in rhos):
         return None
-    return ZCDPProfile(math.nextafter(math.fsum(rhos), math.inf))
+    rho = math.nextafter(math.fsum(rhos), math.inf)  # rho adds up (Bun and Steinke 2016)
+    return Profile("zcdp", lambda eps: zcdp_log_delta(rho, eps),
+                   epsilon=lambda delta: zcdp_to_dp(rho, delta) if rho < math.inf else math.inf)
 
 
 def _rdp(mechanisms):
-    return RDPProfile(total_rdp(mechanisms))
+    rdp = total_rdp(mechanisms)  # improved conversion (Canonne, Kamath and Steinke 2020)
+
+    def epsilon(delta):
+        eps = _rdp_to_dp_array(DEFAULT_ORDERS, rdp, math.log(delta), delta)
+        return max(float(eps.min()), 0.0)
+
+    return Profile("rdp", lambda eps: rdp_log_delta(DEFAULT_ORDERS, rdp, eps), epsilon=epsilon)
 
 
 #: The composition theorems by name, cheapest first: each maps mechanisms to a
@@ -200,10 +135,8 @@ ACCOUNTANTS = {"gdp": _gdp, "basic": _basic, "advanced": _advanced, "zcdp": _zcd
 class BestProfile(Profile):
     """The minimum of several valid profiles of the same mechanisms."""
 
-    name = "best"
-
     def __init__(self, profiles):
-        self.profiles = profiles
+        self.name, self.profiles = "best", profiles
 
     def log_delta(self, epsilon):
         return min(p.log_delta(epsilon) for p in self.profiles)
@@ -222,9 +155,8 @@ class SplitProfile(Profile):
     groups, a pure group taking none when that is better.
     """
 
-    name = "split"
-
     def __init__(self, groups):
+        self.name, self._epsilon, self._guess = "split", None, 1.0
         self.groups = [best_profile(g) for g in groups]
         self.pure_totals = [_basic(g) for g in groups]
 
@@ -234,7 +166,7 @@ class SplitProfile(Profile):
 
     def log_delta(self, epsilon):
         if len(self.groups) != 2:
-            return super().log_delta(epsilon)
+            raise NotImplementedError("a split of more than two groups has no log_delta")
         if epsilon == 0.0 or math.isinf(epsilon):
             return self._pair(epsilon, 0.0 if epsilon == 0.0 else epsilon)
         ts = list(np.linspace(0.0, epsilon, 9))

@@ -10,7 +10,7 @@ import math
 
 from scipy import special
 
-from ._checks import check_count, check_delta, check_epsilon, check_noise, check_nonneg, log1mexp
+from ._checks import check_calibration, check_count, check_delta, check_noise, check_nonneg, log1mexp
 from ._root import bracket_root
 
 __all__ = ["calibrate_gaussian", "gaussian_delta", "gaussian_epsilon", "gdp_delta",
@@ -94,19 +94,9 @@ def gdp_delta(mu, epsilon):
 
 
 def gdp_epsilon(mu, delta):
-    """epsilon of a mu-GDP mechanism at a given delta.
+    """The smallest epsilon (rounded up) at which a mu-GDP mechanism is (epsilon, delta)-DP.
 
-    Parameters
-    ----------
-    mu : float
-        GDP parameter, ``mu >= 0`` (``inf`` gives ``epsilon=inf``).
-    delta : float
-        Target delta in (0, 1).
-
-    Returns
-    -------
-    epsilon : float
-        The smallest epsilon (rounded up) such that the mechanism is (epsilon, delta)-DP.
+    ``mu >= 0`` (``inf`` gives ``inf``), ``delta`` in (0, 1).
     """
     return gdp_epsilon_of(check_nonneg(mu, "mu"), check_delta(delta))
 
@@ -193,9 +183,7 @@ def calibrate_gaussian(epsilon, delta, steps):
         If an argument is out of range, or epsilon is so small that no finite
         noise multiplier reaches it.
     """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    steps = check_count(steps)
+    epsilon, delta, steps = check_calibration(epsilon, delta, steps)
     if math.isinf(epsilon):
         return 0.0
     log_target = math.log(delta)

@@ -179,7 +179,6 @@ class PrivacyLedger:
         self.add(BoundedRange(epsilon0, name=name, count=count, sensitivity=sensitivity,
                               relation=relation))
 
-
     def add_sampled_gaussian(self, name, noise_multiplier, sampling_rate, count=1,
                              sensitivity=None, relation="add-remove"):
         """Record ``count`` Poisson-subsampled Gaussian releases (add/remove neighbours).
@@ -200,17 +199,10 @@ class PrivacyLedger:
 
     def add_sampled_gaussian_wor(self, name, noise_multiplier, sampling_rate, count=1,
                                  sensitivity=None, relation="replace-one"):
-        """Record ``count`` fixed-size subsampled (without replacement) Gaussian releases.
+        """Record ``count`` Gaussian releases on fixed-size batches drawn without replacement.
 
-        Parameters
-        ----------
-        name : str
-        noise_multiplier : float
-        sampling_rate : float
-            Batch fraction ``m / n`` in (0, 1].
-        count : int, default=1
-        sensitivity : float, optional
-        relation : {"replace-one"}, default="replace-one"
+        As :meth:`add_sampled_gaussian`, with ``sampling_rate`` the batch fraction
+        ``m / n``; the analysis holds under ``relation="replace-one"`` only.
         """
         self.add(SampledGaussianWOR(noise_multiplier, sampling_rate, name=name, count=count,
                                     sensitivity=sensitivity, relation=relation))

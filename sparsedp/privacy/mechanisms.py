@@ -18,8 +18,8 @@ from ._checks import check_count, check_noise, check_nonneg, check_relation, che
 from .rdp import (DEFAULT_ORDERS, rdp_bounded_range, rdp_gaussian, rdp_laplace, rdp_pure,
                   rdp_sampled_gaussian, rdp_sampled_gaussian_wor)
 
-__all__ = ["BoundedRange", "Gaussian", "Laplace", "Mechanism", "PureDP", "SampledGaussian",
-           "SampledGaussianWOR"]
+__all__ = ["BoundedRange", "Gaussian", "Laplace", "Mechanism", "NoisyRelease", "PureDP",
+           "SampledGaussian", "SampledGaussianWOR"]
 
 
 @dataclass(frozen=True)
@@ -105,19 +105,28 @@ class Mechanism:
 
 
 @dataclass(frozen=True)
-class Gaussian(Mechanism):
+class NoisyRelease(Mechanism):
+    """Base of the mechanisms defined by a noise multiplier (noise scale / sensitivity)."""
+
+    noise_multiplier: float
+
+    def __post_init__(self):
+        super().__post_init__()
+        object.__setattr__(self, "noise_multiplier", check_noise(self.noise_multiplier))
+
+    def _noise(self):
+        return [f"z={self.noise_multiplier:.6g}"]
+
+
+@dataclass(frozen=True)
+class Gaussian(NoisyRelease):
     """Gaussian mechanism: N(0, (z Delta_2)^2) noise on a quantity of L2 sensitivity Delta_2.
 
     Exactly ``sqrt(count) / z``-GDP (Dong, Roth and Su 2022), RDP ``alpha / (2 z^2)``
     per use (Mironov 2017), ``1 / (2 z^2)``-zCDP per use.
     """
 
-    noise_multiplier: float
     kind: ClassVar[str] = "gaussian"
-
-    def __post_init__(self):
-        super().__post_init__()
-        object.__setattr__(self, "noise_multiplier", check_noise(self.noise_multiplier))
 
     def rdp(self, orders=DEFAULT_ORDERS):
         return self.count * rdp_gaussian(self.noise_multiplier, orders)
@@ -130,24 +139,16 @@ class Gaussian(Mechanism):
         z2 = self.noise_multiplier * self.noise_multiplier
         return math.inf if z2 == 0 else self.count / (2.0 * z2)
 
-    def _noise(self):
-        return [f"z={self.noise_multiplier:.6g}"]
-
 
 @dataclass(frozen=True)
-class Laplace(Mechanism):
+class Laplace(NoisyRelease):
     """Laplace mechanism: Lap(b Delta_1) noise on a quantity of L1 sensitivity Delta_1.
 
     ``1/b``-DP per use; its exact RDP curve (Mironov 2017, Prop. 6) is tighter
     than the pure-DP one.
     """
 
-    noise_multiplier: float
     kind: ClassVar[str] = "laplace"
-
-    def __post_init__(self):
-        super().__post_init__()
-        object.__setattr__(self, "noise_multiplier", check_noise(self.noise_multiplier))
 
     def rdp(self, orders=DEFAULT_ORDERS):
         return self.count * rdp_laplace(self.noise_multiplier, orders)
@@ -203,13 +204,12 @@ class BoundedRange(PureDP):
 
 
 @dataclass(frozen=True)
-class SampledGaussian(Mechanism):
+class SampledGaussian(NoisyRelease):
     """Gaussian mechanism on a Poisson subsample (rate q): add/remove neighbours only.
 
     RDP of Mironov, Talwar and Zhang (2019).
     """
 
-    noise_multiplier: float
     sampling_rate: float
     relation: str = field(default="add-remove", kw_only=True)
     kind: ClassVar[str] = "sampled_gaussian"
@@ -217,7 +217,6 @@ class SampledGaussian(Mechanism):
 
     def __post_init__(self):
         super().__post_init__()
-        object.__setattr__(self, "noise_multiplier", check_noise(self.noise_multiplier))
         object.__setattr__(self, "sampling_rate", check_sampling_rate(self.sampling_rate))
 
     def rdp(self, orders=DEFAULT_ORDERS):
@@ -225,7 +224,7 @@ class SampledGaussian(Mechanism):
                                                  orders)
 
     def _noise(self):
-        return [f"z={self.noise_multiplier:.6g}", f"q={self.sampling_rate:.6g}"]
+        return super()._noise() + [f"q={self.sampling_rate:.6g}"]
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ import numpy as np
 from scipy import special
 
 from .._validation import check_option
-from ._checks import check_count, check_delta, check_epsilon, check_nonneg, log1mexp_array
+from ._checks import check_calibration, check_count, check_delta, check_nonneg, log1mexp_array
 from ._root import bracket_root
 from .zcdp import zcdp_log_delta, zcdp_max_rho, zcdp_to_dp
 
@@ -123,22 +123,10 @@ def _epsilon(method, eps0, k, delta, bounded_range):
 
 
 def pure_composition_delta(epsilon0, mechanisms, epsilon):
-    """Optimal delta of ``mechanisms`` adaptive epsilon0-DP mechanisms at ``epsilon``.
+    """Optimal delta of ``mechanisms`` adaptive epsilon0-DP mechanisms at ``epsilon >= 0``.
 
-    Kairouz, Oh and Viswanathan (2017), Theorem 3.3 (exact, homogeneous case).
-
-    Parameters
-    ----------
-    epsilon0 : float
-        Per-mechanism pure DP parameter, ``>= 0``.
-    mechanisms : int
-        Number of mechanisms ``k >= 1``.
-    epsilon : float
-        Total epsilon ``>= 0``.
-
-    Returns
-    -------
-    delta : float
+    Kairouz, Oh and Viswanathan (2017), Theorem 3.3 (exact, homogeneous case);
+    ``epsilon0`` and ``mechanisms`` as in :func:`pure_composition_epsilon`.
     """
     eps0 = check_nonneg(epsilon0, "epsilon0")
     k = check_count(mechanisms, "mechanisms")
@@ -207,9 +195,7 @@ def calibrate_pure_composition(epsilon, delta, mechanisms, method="optimal", *,
         Rounded down: plugged back into :func:`pure_composition_epsilon` with the same
         method it gives an epsilon ``<= epsilon``; never below ``epsilon / k``.
     """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    k = check_count(mechanisms, "mechanisms")
+    epsilon, delta, k = check_calibration(epsilon, delta, mechanisms, "mechanisms")
     check_option(method, "method", METHODS)
     if math.isinf(epsilon):
         return math.inf

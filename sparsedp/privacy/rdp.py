@@ -4,6 +4,10 @@ A mechanism's RDP curve is its Rényi divergence bound at each order of a grid
 (:data:`DEFAULT_ORDERS`); curves add under composition and convert to
 (epsilon, delta) by the improved conversion (:func:`rdp_to_dp`), or its delta
 form :func:`rdp_log_delta`.
+
+Every ``rdp_*`` curve takes ``orders`` (array-like of Rényi orders, all > 1;
+default :data:`DEFAULT_ORDERS`) and returns an ndarray: the RDP epsilon at
+each order, ``inf`` everywhere for a noise multiplier of 0.
 """
 import math
 from functools import lru_cache
@@ -11,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
-from ._checks import (check_count, check_delta, check_epsilon, check_noise, check_nonneg,
+from ._checks import (check_calibration, check_count, check_delta, check_noise, check_nonneg,
                       check_orders, check_sampling_rate)
 from ._root import bracket_root
 
@@ -37,6 +41,16 @@ DEFAULT_ORDERS = np.sort(np.concatenate([_FRAC_ORDERS, _INT_ORDERS]))
 DEFAULT_ORDERS.setflags(write=False)
 
 
+def _orders(orders):
+    """The orders of a curve: :data:`DEFAULT_ORDERS` or checked user orders."""
+    return DEFAULT_ORDERS if orders is None else check_orders(orders)
+
+
+def _infinite(orders):
+    """The curve of a mechanism without noise."""
+    return np.full(orders.shape, np.inf)
+
+
 
 def rdp_gaussian(noise_multiplier, orders=None):
     """RDP of the Gaussian mechanism: ``alpha / (2 z^2)`` (Mironov 2017, Prop. 7).
@@ -47,18 +61,11 @@ def rdp_gaussian(noise_multiplier, orders=None):
     ----------
     noise_multiplier : float
         ``z = sigma / Delta_2 >= 0`` (``0`` gives ``inf``).
-    orders : array-like of float, optional
-        Rényi orders (> 1). Defaults to :data:`DEFAULT_ORDERS`.
-
-    Returns
-    -------
-    rdp : ndarray
-        RDP epsilon at each order.
     """
     z = check_noise(noise_multiplier)
-    orders = DEFAULT_ORDERS if orders is None else check_orders(orders)
+    orders = _orders(orders)
     if z * z == 0.0:
-        return np.full(orders.shape, np.inf)
+        return _infinite(orders)
     return orders / (2.0 * z * z)
 
 
@@ -77,18 +84,11 @@ def rdp_laplace(noise_multiplier, orders=None):
     ----------
     noise_multiplier : float
         ``b = scale / Delta_1 >= 0``.
-    orders : array-like of float, optional
-        Rényi orders (> 1). Defaults to :data:`DEFAULT_ORDERS`.
-
-    Returns
-    -------
-    rdp : ndarray
-        RDP epsilon at each order.
     """
     b = check_noise(noise_multiplier)
-    orders = DEFAULT_ORDERS if orders is None else check_orders(orders)
+    orders = _orders(orders)
     if b == 0.0:
-        return np.full(orders.shape, np.inf)
+        return _infinite(orders)
     eps = 1.0 / b
     am1 = orders - 1.0
     c = np.expm1(-(2.0 * orders - 1.0) * eps) / (2.0 * orders - 1.0)
@@ -122,18 +122,11 @@ def rdp_pure(epsilon0, orders=None):
     ----------
     epsilon0 : float
         Pure DP parameter, ``>= 0``.
-    orders : array-like of float, optional
-        Rényi orders (> 1). Defaults to :data:`DEFAULT_ORDERS`.
-
-    Returns
-    -------
-    rdp : ndarray
-        RDP epsilon at each order.
     """
     eps0 = check_nonneg(epsilon0, "epsilon0")
-    orders = DEFAULT_ORDERS if orders is None else check_orders(orders)
+    orders = _orders(orders)
     if math.isinf(eps0):
-        return np.full(orders.shape, np.inf)
+        return _infinite(orders)
     rr = _rdp_pure_rr(eps0, orders)
     return np.maximum(np.minimum(np.minimum(rr, eps0), 0.5 * orders * eps0 * eps0), 0.0)
 
@@ -153,16 +146,9 @@ def rdp_bounded_range(epsilon0, orders=None):
     ----------
     epsilon0 : float
         Bounded-range (and pure DP) parameter, ``>= 0``.
-    orders : array-like of float, optional
-        Rényi orders (> 1). Defaults to :data:`DEFAULT_ORDERS`.
-
-    Returns
-    -------
-    rdp : ndarray
-        RDP epsilon at each order.
     """
     pure = rdp_pure(epsilon0, orders)
-    orders = DEFAULT_ORDERS if orders is None else check_orders(orders)
+    orders = _orders(orders)
     eps0 = float(epsilon0)
     return np.minimum(pure, orders * eps0 * eps0 / 8.0)
 
@@ -300,13 +286,8 @@ def rdp_sampled_gaussian(noise_multiplier, sampling_rate, orders=None):
         ``z = sigma / Delta >= 0``.
     sampling_rate : float
         Poisson sampling probability ``q`` in (0, 1].
-    orders : array-like of float, optional
-        Rényi orders (> 1). Defaults to :data:`DEFAULT_ORDERS`.
 
-    Returns
-    -------
-    rdp : ndarray
-        RDP epsilon at each order (``inf`` where a fractional series did not converge).
+    ``inf`` at the fractional orders whose series did not converge.
     """
     z = check_noise(noise_multiplier)
     q = check_sampling_rate(sampling_rate)
@@ -340,19 +321,12 @@ def rdp_sampled_gaussian_wor(noise_multiplier, sampling_rate, orders=None):
         ``z >= 0``.
     sampling_rate : float
         ``q = m / n`` in (0, 1].
-    orders : array-like of float, optional
-        Rényi orders (> 1). Defaults to :data:`DEFAULT_ORDERS`.
-
-    Returns
-    -------
-    rdp : ndarray
-        RDP epsilon at each order.
     """
     z = check_noise(noise_multiplier)
     q = check_sampling_rate(sampling_rate)
-    orders = DEFAULT_ORDERS if orders is None else check_orders(orders)
+    orders = _orders(orders)
     if z * z == 0.0:
-        return np.full(orders.shape, np.inf)
+        return _infinite(orders)
     base = orders / (2.0 * z * z)
     if q == 1.0:
         return base
@@ -542,13 +516,11 @@ def calibrate_sampled_gaussian(epsilon, delta, sampling_rate, steps, *, orders=N
         Plugged back into :func:`sampled_gaussian_epsilon` it gives an epsilon
         ``<= epsilon``.
     """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
+    epsilon, delta, steps = check_calibration(epsilon, delta, steps)
     q = check_sampling_rate(sampling_rate)
-    steps = check_count(steps)
     if math.isinf(epsilon):
         return 0.0
-    all_orders = DEFAULT_ORDERS if orders is None else check_orders(orders)
+    all_orders = _orders(orders)
     log_delta = math.log(delta)
     # Moments-accountant scaling z ~ q sqrt(2 T log(1/delta)) / eps as a guess.
     z0 = max(q * math.sqrt(2.0 * steps * math.log(1.0 / delta)) / epsilon, 0.5)
@@ -601,27 +573,13 @@ def calibrate_gaussian_rdp(epsilon, delta, steps, orders=None):
     <= epsilon iff ``z^2 >= steps alpha / (2 (epsilon - c(alpha)))``; the minimum over
     orders is returned (rounded up).
 
-    Parameters
-    ----------
-    epsilon : float
-        Target epsilon ``> 0``.
-    delta : float
-        Target delta in (0, 1).
-    steps : int
-        Number of releases.
-    orders : array-like of float, optional
-        Rényi orders. Defaults to :data:`DEFAULT_ORDERS`.
-
-    Returns
-    -------
-    noise_multiplier : float
+    The arguments are those of :func:`calibrate_sampled_gaussian` without the
+    sampling rate (no subsampling).
     """
-    epsilon = check_epsilon(epsilon)
-    delta = check_delta(delta)
-    steps = check_count(steps)
+    epsilon, delta, steps = check_calibration(epsilon, delta, steps)
     if math.isinf(epsilon):
         return 0.0
-    orders = DEFAULT_ORDERS if orders is None else check_orders(orders)
+    orders = _orders(orders)
     slack = epsilon - _conversion_terms(orders, math.log(delta))
     with np.errstate(divide="ignore", invalid="ignore"):
         z2 = np.where(slack > 0, steps * orders / (2.0 * slack), np.inf)
