@@ -311,13 +311,10 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
 
     Parameters
     ----------
-    X : sparse matrix/array or ndarray of shape (n_samples, n_features)
-    y : array-like of shape (n_samples,)
-    datafit : Squared or Logistic
-    penalty : L1, L2, ElasticNet or None
+    X, y, datafit, penalty, delta
+        As in :func:`~sparsedp.solvers.dp_cd`.
     epsilon : float
         Privacy budget, > 0; ``inf`` runs plain greedy CD (argmax, no noise).
-    delta : float in (0, 1)
     n_iter : int
         Number of greedy iterations T.
     clip : float
@@ -375,10 +372,10 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
     Examples
     --------
     >>> import numpy as np, scipy.sparse as sp
-    >>> from sparsedp.datafits import Logistic
-    >>> from sparsedp.penalties import L1
     >>> X = sp.random(100, 1000, density=0.05, format="csc", rng=0)
     >>> y = np.where(X[:, [0]].toarray().ravel() > 0, 1.0, -1.0)
+    >>> from sparsedp.datafits import Logistic
+    >>> from sparsedp.penalties import L1
     >>> M = np.full(1000, 0.25)               # public: |X_ij| <= 1
     >>> res = dp_gcd(X, y, Logistic(), L1(1e-3), epsilon=1.0, delta=1e-4,
     ...              n_iter=5, clip=1.0, smoothness=M, random_state=0)
