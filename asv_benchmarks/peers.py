@@ -19,12 +19,15 @@ dp_gcd  one DP-GCD iteration (incremental gradient, lazy noisy max) vs the naive
         dorothea (logistic + L1) and a 20,000 x 1,000,000 synthetic problem.
 Run a subset with e.g. ``python asv_benchmarks/peers.py cd``.
 """
+import os
 import sys
 import time
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # the asv suite's helpers
 
 REPEATS = 7
 
@@ -204,15 +207,9 @@ def section_dp_cd(rounds=5):
 def gcd_kernel(X, y, datafit, lam, clip, selection, n_iter=100, seed=0):
     """A DP-GCD kernel set up as ``dp_gcd`` does (public M_j, epsilon = 1)."""
     from sparsedp._dp_gcd_fast import GreedyKernel
-    from sparsedp.solvers import calibrate_dp_gcd
-    n, p = X.shape
-    M = datafit.smoothness(X)
-    C = np.sqrt(M / M.sum()) * clip
-    eps0 = calibrate_dp_gcd(1.0, 1.0 / n ** 2, n_iter, selection)
-    scale = 2 * (2 * clip / (n * np.sqrt(M.sum()))) / eps0
-    steps = np.divide(1.0, M, out=np.zeros(p), where=M > 0)
-    return GreedyKernel(X, y, datafit.kind, M, C, steps, lam, 0.0, "gs-r", selection,
-                        scale, "laplace", 2 * C / (n * eps0), np.random.default_rng(seed))
+    from benchmarks.bench_dp_gcd import greedy_kernel_args
+    return GreedyKernel(*greedy_kernel_args(X, y, datafit, lam, clip, selection, n_iter),
+                        np.random.default_rng(seed))
 
 
 def naive_gcd(X, y, datafit, lam, clip, seed=0):

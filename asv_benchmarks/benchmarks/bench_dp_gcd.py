@@ -6,8 +6,25 @@ from sparsedp._validation import check_X_y
 from sparsedp.datafits import Logistic
 from sparsedp.penalties import L1
 from sparsedp.solvers import calibrate_dp_gcd, dp_gcd
+from sparsedp.solvers._dp_gcd import SCORE_FLOAT_FACTOR
+from sparsedp.solvers._release import GridRelease
 
-from .common import dorothea_like
+from .common import clear_caches, dorothea_like
+
+
+def greedy_kernel_args(X, y, datafit, lam, clip, selection, n_iter):
+    """The arguments of a DP-GCD kernel (but its generator) set up as ``dp_gcd`` does
+    (public M_j, epsilon = 1, GS-r, L1, gradients released on their grid), for
+    canonical ``X``, ``y``."""
+    n, p = X.shape
+    M = datafit.smoothness(X)
+    C = np.sqrt(M / M.sum()) * clip
+    eps0 = calibrate_dp_gcd(1.0, 1.0 / n ** 2, n_iter, selection)
+    scale = 2.0 * (2.0 * clip / (n * np.sqrt(M.sum())) * SCORE_FLOAT_FACTOR) / eps0
+    steps = np.divide(1.0, M, out=np.zeros(p), where=M > 0)
+    release = GridRelease("laplace", 1.0 / eps0, n, 2.0 * C)
+    return (X, y, datafit.kind, M, C, steps, lam, 0.0, "gs-r", selection, scale, "grid",
+            release.noise, release.grid, release.inv_grid, release.scales / n)
 
 
 class DPGCDIterations:
@@ -19,15 +36,7 @@ class DPGCDIterations:
     def setup(self, selection):
         X, y = dorothea_like(logistic=True)
         X, y = check_X_y(X, y, Logistic())
-        n, p = X.shape
-        M = Logistic().smoothness(X)
-        clip = 1.0
-        C = np.sqrt(M / M.sum()) * clip
-        eps0 = calibrate_dp_gcd(1.0, 1.0 / n ** 2, 20, selection)
-        scale = 2 * (2 * clip / (n * np.sqrt(M.sum()))) / eps0
-        steps = np.divide(1.0, M, out=np.zeros(p), where=M > 0)
-        self.args = (X, y, Logistic.kind, M, C, steps, 1e-3, 0.0, "gs-r", selection,
-                     scale, "laplace", 2 * C / (n * eps0))
+        self.args = greedy_kernel_args(X, y, Logistic(), 1e-3, 1.0, selection, 20)
 
     def time_20_iterations(self, selection):
         kernel = GreedyKernel(*self.args, np.random.default_rng(0))
@@ -50,14 +59,32 @@ class NoisyMaxDraw:
 
 
 class DPGCDSolver:
-    """The public ``dp_gcd`` end to end (validation, packing, CSR copy, 10 iterations)."""
+    """The public ``dp_gcd`` end to end on the dorothea-shaped problem (logistic + L1,
+    lambda = 0.00996, GS-r, report-noisy-max, epsilon = 1, delta = 1 / n^2, public
+    M_j = 1/4): validation, calibration, packing, CSR copy and the iterations.
 
-    def setup(self):
+    ``cold``: the calibration's caches cleared first (a first call); ``warm``: a
+    call repeated with the same budget (the calibration memoised).
+    """
+
+    params = ([10, 1000], ["cold", "warm"])
+    param_names = ["n_iter", "calibration"]
+    timeout = 120
+
+    def setup(self, n_iter, calibration):
         X, y = dorothea_like(logistic=True)
         self.X, self.y = X, y
-        self.M = np.full(X.shape[1], 0.25)
-        calibrate_dp_gcd(1.0, 1e-5, 10)  # cached: not what is timed
+        self.M = np.full(X.shape[1], 0.25)  # public: |X_ij| <= 1
+        self.delta = 1.0 / X.shape[0] ** 2
+        if calibration == "warm":
+            self.fit(n_iter)
 
-    def time_dp_gcd_10_iterations(self):
-        dp_gcd(self.X, self.y, Logistic(), L1(1e-3), epsilon=1.0, delta=1e-5, n_iter=10,
-               clip=1.0, smoothness=self.M, random_state=0)
+    def fit(self, n_iter):
+        dp_gcd(self.X, self.y, Logistic(), L1(0.00996), epsilon=1.0, delta=self.delta,
+               n_iter=n_iter, clip=1.0, rule="gs-r", selection="laplace",
+               smoothness=self.M, random_state=0)
+
+    def time_dp_gcd(self, n_iter, calibration):
+        if calibration == "cold":
+            clear_caches()
+        self.fit(n_iter)

@@ -1,6 +1,40 @@
-"""Problems shared by the asv suites (deterministic, generated in setup)."""
+"""Problems and helpers shared by the asv suites (deterministic, generated in setup)."""
+import importlib
+import sys
+
 import numpy as np
 import scipy.sparse as sp
+
+# Where the public privacy names live, first match wins: the package being
+# restructured keeps its public names, and only this tuple needs to change.
+PRIVACY_MODULES = ("sparsedp.privacy", "sparsedp.accounting", "sparsedp.solvers")
+
+
+def public(name, modules=PRIVACY_MODULES):
+    """The public object ``name`` from the first of ``modules`` that defines it."""
+    for module_name in modules:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            continue
+        if hasattr(module, name):
+            return getattr(module, name)
+    raise ImportError(f"none of {', '.join(modules)} defines {name!r}")
+
+
+def clear_caches():
+    """Clear every ``functools`` cache of the loaded ``sparsedp`` modules.
+
+    Calibrations memoise their work; a cold call is timed after this.
+    """
+    for module_name, module in list(sys.modules.items()):
+        if module is None or not (module_name == "sparsedp"
+                                  or module_name.startswith("sparsedp.")):
+            continue
+        for obj in list(vars(module).values()):
+            clear = getattr(obj, "cache_clear", None)
+            if callable(clear):
+                clear()
 
 
 def dorothea_like(seed=0, logistic=False):

@@ -1,0 +1,44 @@
+"""asv: the smoothness constants M_j, from the data and privately estimated."""
+import numpy as np
+
+from sparsedp.datafits import Logistic, Squared
+from sparsedp.solvers import dp_cd
+from sparsedp.solvers._smoothness import private_smoothness
+from sparsedp._validation import check_X_y
+
+from .common import dorothea_like
+
+
+class Smoothness:
+    """M_j of the dorothea-shaped problem: from the data (``Datafit.smoothness``) and
+    the private estimates (clipped column sums released on a grid, Laplace or Gaussian)."""
+
+    params = ["squared", "logistic"]
+    param_names = ["datafit"]
+
+    def setup(self, datafit):
+        self.datafit = Squared() if datafit == "squared" else Logistic()
+        X, y = dorothea_like(logistic=datafit == "logistic")
+        self.X, self.y = check_X_y(X, y, self.datafit)
+        self.bounds = np.ones(self.X.shape[1])  # public: |X_ij| <= 1
+
+    def time_from_data(self, datafit):
+        self.datafit.smoothness(self.X)
+
+    def time_private_laplace(self, datafit):
+        private_smoothness(self.X, self.datafit, 0.1, self.bounds, np.random.default_rng(0))
+
+    def time_private_gaussian(self, datafit):
+        private_smoothness(self.X, self.datafit, 0.1, self.bounds, np.random.default_rng(0),
+                           mechanism="gaussian", noise_multiplier=10.0)
+
+
+class DPCDPrivateSmoothness:
+    """The public ``dp_cd`` (1 pass) spending 10% of epsilon on the estimate of M_j."""
+
+    def setup(self):
+        self.X, self.y = dorothea_like(logistic=True)
+
+    def time_dp_cd_1_pass(self):
+        dp_cd(self.X, self.y, Logistic(), None, epsilon=1.0, delta=1e-5, passes=1,
+              clip=1.0, smoothness=0.1, feature_bounds=1.0, random_state=0)
