@@ -55,9 +55,11 @@ class _Datafit:
             full = np.diff(X.indptr) > 0  # reduceat over the non-empty columns
             sq = np.zeros(X.shape[1])
             if X.nnz:
-                sq[full] = np.add.reduceat(X.data ** 2, X.indptr[:-1][full])
+                with np.errstate(over="ignore"):  # beyond 1e154: inf, as it is
+                    sq[full] = np.add.reduceat(X.data ** 2, X.indptr[:-1][full])
         else:
-            sq = (np.asarray(X, dtype=float) ** 2).sum(axis=0)
+            with np.errstate(over="ignore"):
+                sq = (np.asarray(X, dtype=float) ** 2).sum(axis=0)
         return self.beta * sq / X.shape[0]
 
     def check_y(self, y):
