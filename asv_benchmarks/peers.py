@@ -63,7 +63,7 @@ def per_epoch(run, repeats=REPEATS):
 
 
 def ours_cd(X, y, lam):
-    from sparsedp._cd_fast import cd_epochs
+    from sparsedp._kernels._cd_fast import cd_epochs
     from sparsedp._validation import check_X_y
     from sparsedp.datafits import Squared
 
@@ -141,7 +141,7 @@ def random_draws(p, seed=0, kernel_fills=False):
     """p standard normals and p uniform indices, with the bit generator DP-CD uses
     (SFC64): the draws a DP-CD pass must make.  Through numpy's Generator, or
     (``kernel_fills``) through the kernels' fills, which return the same numbers."""
-    from sparsedp import _random
+    from sparsedp._kernels import _random
     rng = np.random.Generator(np.random.SFC64(seed))
 
     def run(n_passes):
@@ -203,7 +203,7 @@ def section_dp_cd(rounds=5):
 
 def gcd_kernel(X, y, datafit, lam, clip, selection, n_iter=100, seed=0):
     """A DP-GCD kernel set up as ``dp_gcd`` does (public M_j, epsilon = 1)."""
-    from sparsedp._dp_gcd_fast import GreedyKernel
+    from sparsedp._kernels._dp_gcd_fast import GreedyKernel
     from sparsedp.solvers import calibrate_dp_gcd
     n, p = X.shape
     M = datafit.smoothness(X)

@@ -17,7 +17,7 @@ __all__ = ["Squared", "Logistic"]
 
 
 class _Datafit:
-    #: integer code understood by the compiled kernels (sparsedp/_core.pxd)
+    #: integer code understood by the compiled kernels (sparsedp/_kernels/_core.pxd)
     kind = -1
     #: per-sample smoothness: sup of loss''(z, y)
     beta = np.nan

@@ -10,7 +10,7 @@ import scipy.sparse as sp
 from scipy import integrate, optimize, stats
 
 from problems import make_sparse_problem
-from sparsedp._dp_gcd_fast import GreedyKernel, NoisyMax, block_size
+from sparsedp._kernels._dp_gcd_fast import GreedyKernel, NoisyMax, block_size
 from sparsedp.accounting import PrivacyLedger, calibrate_pure_composition
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.exceptions import PrivacyLeakWarning

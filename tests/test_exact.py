@@ -8,7 +8,7 @@ import scipy.sparse as sp
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.penalties import L1, L2, ElasticNet
 from sparsedp.solvers import exact, objective
-from sparsedp import _cd_fast
+from sparsedp._kernels import _cd_fast
 
 from problems import make_sparse_problem
 

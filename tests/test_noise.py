@@ -1,4 +1,4 @@
-"""sparsedp._noise: the integer noise laws against their exact laws, the tables'
+"""sparsedp._kernels._noise: the integer noise laws against their exact laws, the tables'
 eta, and the grid's floating-point sensitivity bound."""
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from sparsedp._noise import (
+from sparsedp._kernels._noise import (
     NOISE_ETA, IntegerNoise, _log_ratio, float_sum_factor, grid_for, grid_scale,
 )
 

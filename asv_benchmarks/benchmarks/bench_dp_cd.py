@@ -1,9 +1,9 @@
 """asv: DP-CD, one pass (p noisy coordinate steps) on the dorothea-shaped problem."""
 import numpy as np
 
-from sparsedp._dp_cd_fast import (
+from sparsedp._kernels._dp_cd_fast import (
     CoordinateBlocks, RandomStreams, dp_cd_steps)
-from sparsedp._noise import IntegerNoise, grid_scale
+from sparsedp._kernels._noise import IntegerNoise, grid_scale
 from sparsedp._validation import check_X_y
 from sparsedp.accounting import calibrate_gaussian
 from sparsedp.datafits import Logistic, Squared

@@ -1,7 +1,7 @@
 """asv: DP-GCD iterations, the noisy max alone, and the solver end to end."""
 import numpy as np
 
-from sparsedp._dp_gcd_fast import GreedyKernel, NoisyMax
+from sparsedp._kernels._dp_gcd_fast import GreedyKernel, NoisyMax
 from sparsedp._validation import check_X_y
 from sparsedp.datafits import Logistic
 from sparsedp.penalties import L1

@@ -1,7 +1,7 @@
 """asv: the exact (non-private) CD kernel."""
 import numpy as np
 
-from sparsedp._cd_fast import cd_epochs
+from sparsedp._kernels._cd_fast import cd_epochs
 from sparsedp._validation import check_X_y
 from sparsedp.datafits import Logistic, Squared
 

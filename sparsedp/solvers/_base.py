@@ -165,7 +165,7 @@ class PrivateSolver:
         ``add_sampler_error``); the kernel's draws and the p draws of a private
         smoothness estimate are counted here.  Subclasses add their noisy max.
         """
-        from .._noise import NOISE_ETA
+        from .._kernels._noise import NOISE_ETA
         draws = self.integer_draws(problem, options) + problem.p * estimated_smoothness
         return NOISE_ETA * draws, 0.0
 

@@ -10,7 +10,7 @@ import warnings
 
 import numpy as np
 
-from .._dp_cd_fast import CoordinateBlocks, RandomStreams, dp_cd_steps
+from .._kernels._dp_cd_fast import CoordinateBlocks, RandomStreams, dp_cd_steps
 from .._planted import active
 from .._validation import check_bool, check_integer, check_option, check_real
 from ..accounting import calibrate_gaussian

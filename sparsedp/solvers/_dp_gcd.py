@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from .._dp_gcd_fast import GreedyKernel
+from .._kernels._dp_gcd_fast import GreedyKernel
 from .._planted import active
 from .._validation import check_integer, check_option, check_privacy_budget
 from ..accounting import PrivacyLedger

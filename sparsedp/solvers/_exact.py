@@ -1,7 +1,7 @@
 """The exact (non-private) solver: the reference optimum F* of every experiment."""
 import numpy as np
 
-from .._cd_fast import cd_epochs, kkt_violation
+from .._kernels._cd_fast import cd_epochs, kkt_violation
 from .._validation import check_integer, check_real
 from ._base import check_problem
 from ._result import NonPrivateDiagnostics, Result

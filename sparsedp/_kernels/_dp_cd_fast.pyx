@@ -46,7 +46,7 @@ from libc.math cimport INFINITY
 from ._core cimport LOGISTIC, clip, loss_derivative, prox_elastic_net, sigmoid_neg_fill
 from ._noise cimport IntegerNoise, grid_release, noise_fill
 from ._random cimport generator_bitgen, standard_normal_fill, uniform_index_fill
-from ._validation import check_csc_structure
+from .._validation import check_csc_structure
 
 cdef extern from "numpy/random/distributions.h":
     # Generator.integers(0, high + 1) draws one with exactly this call (Lemire's method)
