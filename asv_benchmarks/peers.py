@@ -63,6 +63,7 @@ def per_epoch(run, repeats=REPEATS):
 
 
 def ours_cd(X, y, lam):
+    from sparsedp._kernels import kernel_id
     from sparsedp._kernels._cd_fast import cd_epochs
     from sparsedp._validation import check_X_y
     from sparsedp.datafits import Squared
@@ -211,7 +212,7 @@ def gcd_kernel(X, y, datafit, lam, clip, selection, n_iter=100, seed=0):
     eps0 = calibrate_dp_gcd(1.0, 1.0 / n ** 2, n_iter, selection)
     scale = 2 * (2 * clip / (n * np.sqrt(M.sum()))) / eps0
     steps = np.divide(1.0, M, out=np.zeros(p), where=M > 0)
-    return GreedyKernel(X, y, datafit.kind, M, C, steps, lam, 0.0, "gs-r", selection,
+    return GreedyKernel(X, y, kernel_id(datafit), M, C, steps, lam, 0.0, "gs-r", selection,
                         scale, "laplace", 2 * C / (n * eps0), np.random.default_rng(seed))
 
 

@@ -13,6 +13,8 @@ import numbers
 
 import numpy as np
 
+from ._kernels import KernelId
+
 __all__ = ["L1", "L2", "ElasticNet", "as_penalty"]
 
 
@@ -30,6 +32,8 @@ class _SeparableElasticNet:
 
     l1 = 0.0
     l2 = 0.0
+    #: the compiled kernel (each concrete class declares its own)
+    kernel_id = None
 
     def value(self, w):
         """penalty(w)."""
@@ -86,12 +90,16 @@ class _SeparableElasticNet:
 class _NoPenalty(_SeparableElasticNet):
     """No penalty (what ``penalty=None`` means)."""
 
+    kernel_id = KernelId.ELASTIC_NET
+
     def __repr__(self):
         return "None"
 
 
 class L1(_SeparableElasticNet):
     """``alpha * ||w||_1``."""
+
+    kernel_id = KernelId.ELASTIC_NET
 
     def __init__(self, alpha):
         self.alpha = _check_strength("alpha", alpha)
@@ -104,6 +112,8 @@ class L1(_SeparableElasticNet):
 class L2(_SeparableElasticNet):
     """``(alpha / 2) * ||w||_2^2``."""
 
+    kernel_id = KernelId.ELASTIC_NET
+
     def __init__(self, alpha):
         self.alpha = _check_strength("alpha", alpha)
         self.l2 = self.alpha
@@ -114,6 +124,8 @@ class L2(_SeparableElasticNet):
 
 class ElasticNet(_SeparableElasticNet):
     """``alpha * (l1_ratio * ||w||_1 + (1 - l1_ratio) / 2 * ||w||_2^2)``."""
+
+    kernel_id = KernelId.ELASTIC_NET
 
     def __init__(self, alpha, l1_ratio=0.5):
         self.alpha = _check_strength("alpha", alpha)

@@ -9,6 +9,7 @@ import scipy.sparse as sp
 from scipy import stats
 
 from problems import make_sparse_problem
+from sparsedp._kernels import kernel_id
 from sparsedp._kernels._dp_cd_fast import (
     BATCH_SIZE as BATCH, CoordinateBlocks, RandomStreams, dp_cd_steps, sigmoid_neg,
 )
@@ -267,7 +268,7 @@ def test_clipped_gradient_sensitivity_is_at_most_2C_over_n(datafit, logistic):
             margin = A @ theta
             deriv = datafit.derivative(margin, b)
             gen = np.random.default_rng(trial)  # same coordinate on both sides
-            dp_cd_steps(datafit.kind, blocks, b, margin, deriv, "none", 0.0, 0.0, False,
+            dp_cd_steps(kernel_id(datafit), blocks, b, margin, deriv, "none", 0.0, 0.0, False,
                         0, 1, 0.0, 0.0, RandomStreams(p, gen, np.random.default_rng(0)))
             th = blocks.get_theta()
             j = int(np.random.default_rng(trial).integers(0, p, size=BATCH)[0])
@@ -647,7 +648,7 @@ def test_narrow_and_wide_rows_run_the_same_steps(logistic):
         margin = np.zeros(300)
         deriv = datafit.derivative(margin, y)
         streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1))
-        moves = dp_cd_steps(datafit.kind, blocks, y, margin, deriv, "raw", 2.0, 0.0, True, 0, 5 * p,
+        moves = dp_cd_steps(kernel_id(datafit), blocks, y, margin, deriv, "raw", 2.0, 0.0, True, 0, 5 * p,
                             1e-3, 0.0, streams)
         runs.append((moves, blocks.get_theta(), margin, deriv, blocks.get_average(5 * p)))
     (m1, *a), (m2, *b) = runs
@@ -755,7 +756,7 @@ def test_logistic_derivative_cache_after_moving_steps():
     margin = np.zeros(1000)
     deriv = Logistic().derivative(margin, y)
     streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1))
-    moves = dp_cd_steps(Logistic().kind, blocks, y, margin, deriv, "raw", 10.0, 0.0, False, 0, 20 * p,
+    moves = dp_cd_steps(kernel_id(Logistic()), blocks, y, margin, deriv, "raw", 10.0, 0.0, False, 0, 20 * p,
                         0.0, 0.0, streams)
     assert moves == 20 * p
     np.testing.assert_allclose(margin, X @ blocks.get_theta(), rtol=1e-12, atol=1e-12)

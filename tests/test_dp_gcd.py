@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from scipy import integrate, optimize, stats
 
 from problems import make_sparse_problem
+from sparsedp._kernels import kernel_id
 from sparsedp._kernels._dp_gcd_fast import GreedyKernel, NoisyMax, block_size
 from sparsedp.accounting import PrivacyLedger, calibrate_pure_composition
 from sparsedp.datafits import Logistic, Squared
@@ -190,7 +191,7 @@ def make_kernel(X, y, datafit, penalty, clip, rule="gs-r", selection="argmax", b
     C = np.sqrt(M / M.sum()) * clip
     steps = np.divide(1.0, M, out=np.zeros_like(M), where=M > 0)
     zeros = np.zeros(X.shape[1])
-    return GreedyKernel(X, y, datafit.kind, M, C, steps, penalty.l1, penalty.l2, rule,
+    return GreedyKernel(X, y, kernel_id(datafit), M, C, steps, penalty.l1, penalty.l2, rule,
                         selection, b, value_noise, None, zeros, zeros,
                         np.full(X.shape[1], value_scale),
                         np.random.default_rng(seed), refresh_every, refresh_work), M, C
@@ -342,9 +343,9 @@ def test_released_gradient_and_scores_have_the_calibrated_sensitivity(
         for rule in RULES:
             pen = as_penalty(penalty)
             z = np.zeros(25)
-            k1 = GreedyKernel(X, y, datafit.kind, M, C, 1.0 / M, pen.l1, pen.l2, rule,
+            k1 = GreedyKernel(X, y, kernel_id(datafit), M, C, 1.0 / M, pen.l1, pen.l2, rule,
                               "argmax", 0.0, "none", None, z, z, z, np.random.default_rng())
-            k2 = GreedyKernel(X2, y2, datafit.kind, M, C, 1.0 / M, pen.l1, pen.l2, rule,
+            k2 = GreedyKernel(X2, y2, kernel_id(datafit), M, C, 1.0 / M, pen.l1, pen.l2, rule,
                               "argmax", 0.0, "none", None, z, z, z, np.random.default_rng())
             k1.reset(w)
             k2.reset(w)

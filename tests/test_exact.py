@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from sparsedp._kernels import kernel_id
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.penalties import L1, L2, ElasticNet
 from sparsedp.solvers import exact, objective
@@ -109,7 +110,7 @@ def test_kernel_iterates_identical_on_int32_int64_and_dense(datafit, logistic):
         w, z = np.zeros(25), np.zeros(40)
         iterates = []
         for _ in range(5):
-            _cd_fast.cd_epochs(datafit.kind, X.data, X.indices, X.indptr, y, w, z,
+            _cd_fast.cd_epochs(kernel_id(datafit), X.data, X.indices, X.indptr, y, w, z,
                                lip, 0.01, 0.0, 1)
             iterates.append(w.copy())
         results.append(np.array(iterates))

@@ -1,6 +1,7 @@
 """asv: DP-GCD iterations, the noisy max alone, and the solver end to end."""
 import numpy as np
 
+from sparsedp._kernels import kernel_id
 from sparsedp._kernels._dp_gcd_fast import GreedyKernel, NoisyMax
 from sparsedp._validation import check_X_y
 from sparsedp.datafits import Logistic
@@ -26,7 +27,7 @@ class DPGCDIterations:
         eps0 = calibrate_dp_gcd(1.0, 1.0 / n ** 2, 20, selection)
         scale = 2 * (2 * clip / (n * np.sqrt(M.sum()))) / eps0
         steps = np.divide(1.0, M, out=np.zeros(p), where=M > 0)
-        self.args = (X, y, Logistic.kind, M, C, steps, 1e-3, 0.0, "gs-r", selection,
+        self.args = (X, y, kernel_id(Logistic()), M, C, steps, 1e-3, 0.0, "gs-r", selection,
                      scale, "laplace", 2 * C / (n * eps0))
 
     def time_20_iterations(self, selection):

@@ -3,17 +3,22 @@
 One concern per kernel: :func:`cd_epochs` runs cyclic proximal coordinate
 epochs, keeping the margin ``z = X @ w`` up to date over each column's
 nonzeros; :func:`kkt_violation` measures optimality.  Datafit and penalty come
-from :mod:`sparsedp._core`.
+from ``_core.pxd``; ``loss`` is the datafit's kernel id
+(:func:`sparsedp._kernels.kernel_id`).
 """
 from libc.math cimport fabs, INFINITY
 
 from ._core cimport (
-    index_t, column_gradient, update_margin, prox_elastic_net,
+    SQUARED, LOGISTIC, ELASTIC_NET, check_loss, index_t, column_gradient, update_margin,
+    prox_elastic_net,
 )
+
+# The C enum's values, for the test that they are sparsedp._kernels.KernelId's.
+KERNEL_IDS = {"SQUARED": SQUARED, "LOGISTIC": LOGISTIC, "ELASTIC_NET": ELASTIC_NET}
 
 
 def cd_epochs(
-    int kind,
+    int loss,
     const double[::1] data,
     const index_t[::1] indices,
     const index_t[::1] indptr,
@@ -41,6 +46,7 @@ def cd_epochs(
     cdef double n = margin.shape[0]
     cdef Py_ssize_t epoch, j
     cdef double grad, step, w_old, w_new, max_change = 0.0
+    check_loss(loss)
     with nogil:
         for epoch in range(n_epochs):
             max_change = 0.0
@@ -50,7 +56,7 @@ def cd_epochs(
                 step = 1.0 / lipschitz[j]
                 w_old = w[j]
                 grad = column_gradient(
-                    kind, &data[0], &indices[0], indptr[j], indptr[j + 1],
+                    loss, &data[0], &indices[0], indptr[j], indptr[j + 1],
                     &margin[0], &y[0], INFINITY) / n
                 w_new = prox_elastic_net(w_old - step * grad, step, l1, l2)
                 if w_new != w_old:
@@ -63,7 +69,7 @@ def cd_epochs(
 
 
 def kkt_violation(
-    int kind,
+    int loss,
     const double[::1] data,
     const index_t[::1] indices,
     const index_t[::1] indptr,
@@ -81,10 +87,11 @@ def kkt_violation(
     cdef double n = margin.shape[0]
     cdef Py_ssize_t j
     cdef double grad, smooth, violation, worst = 0.0
+    check_loss(loss)
     with nogil:
         for j in range(p):
             grad = column_gradient(
-                kind, &data[0], &indices[0], indptr[j], indptr[j + 1],
+                loss, &data[0], &indices[0], indptr[j], indptr[j + 1],
                 &margin[0], &y[0], INFINITY) / n
             smooth = grad + l2 * w[j]
             if w[j] > 0:

@@ -17,27 +17,29 @@ ctypedef fused index_t:
     int32_t
     int64_t
 
-cdef enum:
+# The values of sparsedp._kernels.KernelId (Python): what a datafit or a penalty
+# declares as its kernel_id.
+cdef enum KernelId:
     SQUARED = 0
     LOGISTIC = 1
+    ELASTIC_NET = 2
 
 
-cdef inline double loss_value(int kind, double z, double y) noexcept nogil:
-    """Per-sample loss at margin z."""
-    cdef double t
-    if kind == SQUARED:
-        return (z - y) * (z - y)
-    t = -y * z
-    if t > 0:
-        return t + log1p(exp(-t)) if t < 700.0 else t
-    return log1p(exp(t)) if t > -700.0 else 0.0
+cdef inline int check_loss(int loss) except -1:
+    """Raise ValueError unless ``loss`` is a loss kernel id (at a kernel's entry:
+    the nogil functions below trust it)."""
+    if loss != SQUARED and loss != LOGISTIC:
+        raise ValueError(f"unknown loss kernel id {loss}: expected "
+                         f"{<int> SQUARED} (squared) or {<int> LOGISTIC} (logistic)")
+    return 0
 
 
-cdef inline double loss_derivative(int kind, double z, double y) noexcept nogil:
+cdef inline double loss_derivative(int loss, double z, double y) noexcept nogil:
     """Derivative of the per-sample loss in the margin z."""
     cdef double a, e, s, t
-    if kind == SQUARED:
+    if loss == SQUARED:
         return 2.0 * (z - y)
+    # LOGISTIC (checked at the kernel's entry):
     # -y * sigmoid(-y z) from e = exp(-|y z|) <= 1 (no overflow), without a
     # branch on the sign of y z (data-dependent: mispredicted half the time).
     # Beyond |y z| = 700 the exponential would underflow (below 1e-304, through
@@ -136,7 +138,7 @@ cdef inline double penalty_value(double w, double l1, double l2) noexcept nogil:
 
 
 cdef inline double column_gradient(
-    int kind,
+    int loss,
     const double* data,
     const index_t* indices,
     Py_ssize_t start,
@@ -157,11 +159,11 @@ cdef inline double column_gradient(
     if clip_at == INFINITY:
         for k in range(start, end):
             i = indices[k]
-            g += data[k] * loss_derivative(kind, margin[i], y[i])
+            g += data[k] * loss_derivative(loss, margin[i], y[i])
     else:
         for k in range(start, end):
             i = indices[k]
-            g += clip(data[k] * loss_derivative(kind, margin[i], y[i]), clip_at)
+            g += clip(data[k] * loss_derivative(loss, margin[i], y[i]), clip_at)
     return g
 
 

@@ -43,7 +43,7 @@ import numpy as np
 
 from libc.math cimport INFINITY
 
-from ._core cimport LOGISTIC, clip, loss_derivative, prox_elastic_net, sigmoid_neg_fill
+from ._core cimport LOGISTIC, check_loss, clip, loss_derivative, prox_elastic_net, sigmoid_neg_fill
 from ._noise cimport IntegerNoise, grid_release, noise_fill
 from ._random cimport generator_bitgen, standard_normal_fill, uniform_index_fill
 from .._validation import check_csc_structure
@@ -111,7 +111,7 @@ cdef inline double clipped_gradient(const nonzero_t* nz, int64_t m, const double
     return g
 
 
-cdef inline void move_margin(int kind, const nonzero_t* nz, int64_t m, double delta,
+cdef inline void move_margin(int loss, const nonzero_t* nz, int64_t m, double delta,
                              double* margin, double* deriv, const double* y) noexcept nogil:
     """margin += delta X_j and the derivative cache after it, over the column's nonzeros.
 
@@ -122,11 +122,11 @@ cdef inline void move_margin(int kind, const nonzero_t* nz, int64_t m, double de
     cdef int64_t q, start, count
     cdef Py_ssize_t row
     cdef double buf[CHUNK]
-    if kind != LOGISTIC:
+    if loss != LOGISTIC:
         for q in range(m):
             row = nz[q].row
             margin[row] += delta * nz[q].value
-            deriv[row] = loss_derivative(kind, margin[row], y[row])
+            deriv[row] = loss_derivative(loss, margin[row], y[row])
         return
     start = 0
     while start < m:
@@ -433,7 +433,7 @@ cdef class RandomStreams:
 
 
 def dp_cd_steps(
-    int kind,
+    int loss,
     CoordinateBlocks blocks not None,
     const double[::1] y,
     double[::1] margin,
@@ -453,8 +453,9 @@ def dp_cd_steps(
 
     Parameters
     ----------
-    kind : int
-        Datafit code (0 squared, 1 logistic).
+    loss : int
+        The datafit's kernel id (:func:`sparsedp._kernels.kernel_id`): SQUARED or
+        LOGISTIC; any other value raises ValueError.
     blocks : CoordinateBlocks
         Per-coordinate parameters, ``theta`` and columns; ``theta`` updated in place.
     y : labels.
@@ -503,6 +504,7 @@ def dp_cd_steps(
     cdef double* margin_
     cdef double* deriv_
     cdef double grad, old, new, delta, inv_n = 1.0 / n
+    check_loss(loss)
     if <uint64_t> p != streams.p:
         raise ValueError(f"streams were made for {streams.p} features, "
                          f"blocks hold {p}")
@@ -553,10 +555,10 @@ def dp_cd_steps(
                     continue
                 delta = new - old
                 if narrow:
-                    move_margin(kind, <const NarrowNonzero*> (h + 1), h.nnz, delta,
+                    move_margin(loss, <const NarrowNonzero*> (h + 1), h.nnz, delta,
                                 margin_, deriv_, y_)
                 else:
-                    move_margin(kind, <const WideNonzero*> (h + 1), h.nnz, delta,
+                    move_margin(loss, <const WideNonzero*> (h + 1), h.nnz, delta,
                                 margin_, deriv_, y_)
                 if averaging:
                     # old held for the iterates stamp .. k; new from k + 1 on

@@ -60,7 +60,7 @@ from numpy.random.c_distributions cimport (
 
 import numpy as np
 
-from ._core cimport clip, loss_derivative, prox_elastic_net, penalty_value
+from ._core cimport check_loss, clip, loss_derivative, prox_elastic_net, penalty_value
 from ._noise cimport IntegerNoise, grid_release, noise_draw
 from ._random cimport generator_bitgen
 
@@ -591,8 +591,9 @@ cdef class GreedyKernel:
     ----------
     X : canonical CSC matrix (n, p), float64
     y : ndarray of shape (n,)
-    kind : int
-        Datafit code (0 squared, 1 logistic).
+    loss : int
+        The datafit's kernel id (:func:`sparsedp._kernels.kernel_id`): SQUARED or
+        LOGISTIC; any other value raises ValueError.
     smoothness, clip_thresholds, step_sizes : ndarrays of shape (p,)
         M_j, C_j (``inf``: no clipping) and gamma_j.
     l1, l2 : float
@@ -623,7 +624,7 @@ cdef class GreedyKernel:
         ``max(nnz, p)`` entries (``inf``: never).
     """
     cdef readonly Py_ssize_t n, p
-    cdef int kind, rule, value_noise
+    cdef int loss, rule, value_noise
     cdef double l1, l2
     cdef const ColEntry[::1] columns
     cdef const int64_t[::1] col_ptr
@@ -640,18 +641,19 @@ cdef class GreedyKernel:
     cdef bitgen_t* rng
     cdef readonly int64_t n_refreshes
 
-    def __cinit__(self, X, y, int kind, smoothness, clip_thresholds, step_sizes,
+    def __cinit__(self, X, y, int loss, smoothness, clip_thresholds, step_sizes,
                   double l1, double l2, rule, selection, double selection_scale,
                   value_noise, IntegerNoise noise, grid, inv_grid, value_scales,
                   generator, Py_ssize_t refresh_every=1000,
                   double refresh_work=4.0):
+        check_loss(loss)
         if rule not in RULES:
             raise ValueError(f"rule must be one of {sorted(RULES)}, got {rule!r}")
         if value_noise not in VALUE_NOISES:
             raise ValueError(f"value_noise must be one of {sorted(VALUE_NOISES)}, "
                              f"got {value_noise!r}")
         self.n, self.p = X.shape
-        self.kind, self.rule = kind, RULES[rule]
+        self.loss, self.rule = loss, RULES[rule]
         self.value_noise = VALUE_NOISES[value_noise]
         self.l1, self.l2 = l1, l2
         M = np.ascontiguousarray(smoothness, dtype=np.float64)
@@ -710,7 +712,7 @@ cdef class GreedyKernel:
                 for q in range(self.col_ptr[j], self.col_ptr[j + 1]):
                     self.margin[self.columns[q].row] += self.w[j] * self.columns[q].value
         for i in range(self.n):
-            self.deriv[i] = loss_derivative(self.kind, self.margin[i], self.y[i])
+            self.deriv[i] = loss_derivative(self.loss, self.margin[i], self.y[i])
         for j in range(self.p):
             g = 0.0
             for q in range(self.col_ptr[j], self.col_ptr[j + 1]):
@@ -766,7 +768,7 @@ cdef class GreedyKernel:
         for q in range(self.col_ptr[j], self.col_ptr[j + 1]):
             i = self.columns[q].row
             self.margin[i] += delta * self.columns[q].value
-            d_new = loss_derivative(self.kind, self.margin[i], self.y[i])
+            d_new = loss_derivative(self.loss, self.margin[i], self.y[i])
             d_old = self.deriv[i]
             if d_new == d_old:
                 continue
@@ -864,7 +866,7 @@ cdef class GreedyKernel:
             g = 0.0
             for q in range(self.col_ptr[j], self.col_ptr[j + 1]):
                 g += clip(self.columns[q].value * loss_derivative(
-                    self.kind, self.margin[self.columns[q].row],
+                    self.loss, self.margin[self.columns[q].row],
                     self.y[self.columns[q].row]), self.C[j])
             G[j] = g
         return G / self.n

@@ -27,6 +27,7 @@ import numpy as np
 from .._validation import (check_bool, check_privacy_budget, check_random_state,
                            check_real, check_X_y)
 from ..accounting import PrivacyLedger
+from .._kernels import kernel_id
 from ..datafits import _Datafit
 from ..penalties import as_penalty
 from ._result import NonPrivateDiagnostics, Result
@@ -37,10 +38,12 @@ __all__ = ["Problem", "check_problem", "Budget", "CoordinateConstants",
 
 
 def check_datafit(datafit):
-    """Return ``datafit`` if it is a datafit instance, else a TypeError."""
+    """Return ``datafit`` if it is a datafit instance with a compiled kernel, else a
+    TypeError (:func:`sparsedp._kernels.kernel_id`)."""
     if not isinstance(datafit, _Datafit):
         raise TypeError(f"datafit must be a sparsedp.datafits instance such as Squared() "
                         f"or Logistic(), got {datafit!r}")
+    kernel_id(datafit)
     return datafit
 
 
@@ -70,6 +73,7 @@ def check_problem(X, y, datafit, penalty):
     """Validate the data and the model once; return a :class:`Problem`."""
     datafit = check_datafit(datafit)
     penalty = as_penalty(penalty)
+    kernel_id(penalty)  # the kernels' penalty: a subclass without its own id is refused
     X, y = check_X_y(X, y, datafit)
     return Problem(X, y, datafit, penalty)
 

@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from .._kernels._dp_gcd_fast import GreedyKernel
+from .._kernels import kernel_id
 from .._planted import active
 from .._validation import check_integer, check_option, check_privacy_budget
 from ..accounting import PrivacyLedger
@@ -249,7 +250,7 @@ class DPGCD(PrivateSolver):
         def kept(a):
             return a[live] if dead else a
 
-        kernel = GreedyKernel(_columns(X, live) if dead else X, y, datafit.kind,
+        kernel = GreedyKernel(_columns(X, live) if dead else X, y, kernel_id(datafit),
                               *(kept(a) for a in (constants.smoothness, C_kernel,
                                                   constants.steps)),
                               penalty.l1, penalty.l2, options["rule"], kernel_selection,
