@@ -184,7 +184,7 @@ def test_noisy_max_rejects_bad_input():
 # The kernel: incremental gradient, rules
 # ---------------------------------------------------------------------------------
 def make_kernel(X, y, datafit, penalty, clip, rule="gs-r", selection="argmax", b=0.0,
-                value_noise="none", value_scale=0.0, seed=0, refresh_every=10**9,
+                gradient_release="none", value_scale=0.0, seed=0, refresh_every=10**9,
                 refresh_work=np.inf):
     penalty = as_penalty(penalty)
     M = datafit.smoothness(X)
@@ -192,7 +192,7 @@ def make_kernel(X, y, datafit, penalty, clip, rule="gs-r", selection="argmax", b
     steps = np.divide(1.0, M, out=np.zeros_like(M), where=M > 0)
     zeros = np.zeros(X.shape[1])
     return GreedyKernel(X, y, kernel_id(datafit), M, C, steps, penalty.l1, penalty.l2, rule,
-                        selection, b, value_noise, None, zeros, zeros,
+                        selection, b, gradient_release, None, zeros, zeros,
                         np.full(X.shape[1], value_scale),
                         np.random.default_rng(seed), refresh_every, refresh_work), M, C
 
@@ -202,7 +202,7 @@ def make_kernel(X, y, datafit, penalty, clip, rule="gs-r", selection="argmax", b
 def test_incremental_gradient_equals_recomputed(datafit, penalty, logistic, clip):
     X, y = make_sparse_problem(n=50, p=120, density=0.3, logistic=logistic, seed=1)
     kernel, _, _ = make_kernel(X, y, datafit, penalty, clip, selection="exponential",
-                               b=0.01, value_noise="raw_laplace", value_scale=0.05)
+                               b=0.01, gradient_release="raw_laplace", value_scale=0.05)
     kernel.run(2000)
     assert kernel.n_refreshes == 0  # all 2000 updates incremental
     w = kernel.coef

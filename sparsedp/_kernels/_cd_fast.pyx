@@ -6,11 +6,11 @@ nonzeros; :func:`kkt_violation` measures optimality.  Datafit and penalty come
 from ``_core.pxd``; ``loss`` is the datafit's kernel id
 (:func:`sparsedp._kernels.kernel_id`).
 """
-from libc.math cimport fabs, INFINITY
+from libc.math cimport fabs
 
 from ._core cimport (
     SQUARED, LOGISTIC, ELASTIC_NET, check_loss, index_t, column_gradient, update_margin,
-    prox_elastic_net,
+    prox_elastic_net, subdiff_distance,
 )
 
 # The C enum's values, for the test that they are sparsedp._kernels.KernelId's.
@@ -57,7 +57,7 @@ def cd_epochs(
                 w_old = w[j]
                 grad = column_gradient(
                     loss, &data[0], &indices[0], indptr[j], indptr[j + 1],
-                    &margin[0], &y[0], INFINITY) / n
+                    &margin[0], &y[0]) / n
                 w_new = prox_elastic_net(w_old - step * grad, step, l1, l2)
                 if w_new != w_old:
                     update_margin(&data[0], &indices[0], indptr[j],
@@ -86,22 +86,14 @@ def kkt_violation(
     cdef Py_ssize_t p = w.shape[0]
     cdef double n = margin.shape[0]
     cdef Py_ssize_t j
-    cdef double grad, smooth, violation, worst = 0.0
+    cdef double grad, violation, worst = 0.0
     check_loss(loss)
     with nogil:
         for j in range(p):
             grad = column_gradient(
                 loss, &data[0], &indices[0], indptr[j], indptr[j + 1],
-                &margin[0], &y[0], INFINITY) / n
-            smooth = grad + l2 * w[j]
-            if w[j] > 0:
-                violation = fabs(smooth + l1)
-            elif w[j] < 0:
-                violation = fabs(smooth - l1)
-            else:
-                violation = fabs(smooth) - l1
-                if violation < 0:
-                    violation = 0.0
+                &margin[0], &y[0]) / n
+            violation = subdiff_distance(w[j], grad, l1, l2)
             if violation > worst:
                 worst = violation
     return worst

@@ -43,7 +43,10 @@ import numpy as np
 
 from libc.math cimport INFINITY
 
-from ._core cimport LOGISTIC, check_loss, clip, loss_derivative, prox_elastic_net, sigmoid_neg_fill
+from ._core cimport (
+    LOGISTIC, NarrowNonzero, WideNonzero, nonzero_t, check_loss, clipped_gradient,
+    loss_derivative, prox_elastic_net, sigmoid_neg_fill,
+)
 from ._noise cimport IntegerNoise, grid_release, noise_fill
 from ._random cimport generator_bitgen, standard_normal_fill, uniform_index_fill
 from .._validation import check_csc_structure
@@ -76,21 +79,6 @@ cdef packed struct Header:
     int64_t nnz      # number of nonzeros following the header
 
 
-cdef packed struct NarrowNonzero:  # at most 65,536 samples
-    double value
-    uint16_t row
-
-
-cdef packed struct WideNonzero:
-    double value
-    int32_t row
-
-
-ctypedef fused nonzero_t:
-    NarrowNonzero
-    WideNonzero
-
-
 MAX_NARROW_SAMPLES = 1 << 16
 
 cdef enum:
@@ -99,16 +87,6 @@ cdef enum:
     RAW_NOISE = 2      # raw floating-point Gaussian noise: the planted bug "raw_float_noise"
 
 NOISE_MODES = {"none": NO_NOISE, "grid": GRID_NOISE, "raw": RAW_NOISE}
-
-
-cdef inline double clipped_gradient(const nonzero_t* nz, int64_t m, const double* deriv,
-                                    double c) noexcept nogil:
-    """sum over the column's nonzeros of clip(X_ij loss'(z_i, y_i), c), from the cache."""
-    cdef int64_t q
-    cdef double g = 0.0
-    for q in range(m):
-        g += clip(nz[q].value * deriv[nz[q].row], c)
-    return g
 
 
 cdef inline void move_margin(int loss, const nonzero_t* nz, int64_t m, double delta,
@@ -162,8 +140,7 @@ cdef class CoordinateBlocks:
     nnz) followed by column j's nonzeros as packed (value, row) pairs in CSC
     order (:attr:`nonzero_dtype`): 10 bytes with uint16 rows when X has at most
     65,536 rows (``narrow_rows``), 12 with int32 rows otherwise (random access
-    costs its cache misses: the smaller blocks take 14% less memory and make a
-    sparse-iterate pass 0-4% faster on the dorothea-shaped problem).
+    costs its cache misses: smaller blocks, fewer lines).
     ``offsets[p]`` is the total size; the buffer is 64-byte aligned.  ``buffer``
     and ``offsets`` are copies: the kernel trusts the layout, so Python code
     never writes to it (theta: :meth:`set_theta`; the average:

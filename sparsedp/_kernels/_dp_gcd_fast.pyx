@@ -53,14 +53,14 @@ from libc.math cimport exp, expm1, log, sqrt, fabs, ldexp, floor, ceil, INFINITY
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 from numpy.random cimport bitgen_t
-from numpy.random.c_distributions cimport (
-    random_standard_uniform, random_laplace, random_standard_exponential,
-    random_standard_normal, random_poisson,
-)
+from numpy.random.c_distributions cimport random_laplace, random_standard_normal, random_standard_uniform
 
 import numpy as np
 
-from ._core cimport check_loss, clip, loss_derivative, prox_elastic_net, penalty_value
+from ._core cimport (
+    ColEntry, check_loss, clip, clipped_gradient, loss_derivative, penalty_value,
+    prox_elastic_net, subdiff_distance,
+)
 from ._noise cimport IntegerNoise, grid_release, noise_draw
 from ._random cimport generator_bitgen
 
@@ -82,7 +82,7 @@ cdef enum:
 
 SELECTIONS = {"argmax": ARGMAX, "exponential": EXPONENTIAL, "laplace": LAPLACE}
 RULES = {"gs-s": GS_S, "gs-r": GS_R, "gs-q": GS_Q}
-VALUE_NOISES = {"none": NO_NOISE, "grid": GRID_NOISE, "raw_laplace": RAW_LAPLACE_NOISE,
+GRADIENT_RELEASES = {"none": NO_NOISE, "grid": GRID_NOISE, "raw_laplace": RAW_LAPLACE_NOISE,
                 "raw_gaussian": RAW_GAUSSIAN_NOISE}
 
 # Coordinates within TOP_WIDTH * b of the best score get explicit Laplace draws.
@@ -143,11 +143,6 @@ cdef packed struct RowEntry:
     double value    # X_ik
     double clip     # C_k, the clipping threshold of its column
     int64_t col     # k
-
-
-cdef packed struct ColEntry:
-    double value    # X_ij
-    int64_t row     # i
 
 
 def block_size(Py_ssize_t p):
@@ -602,7 +597,7 @@ cdef class GreedyKernel:
     selection : {"exponential", "laplace", "argmax"}
     selection_scale : float
         b, the scale of the selection noise on the scores.
-    value_noise : {"none", "grid", "raw_laplace", "raw_gaussian"}
+    gradient_release : {"none", "grid", "raw_laplace", "raw_gaussian"}
         ``"grid"``: the clipped coordinate gradient, summed afresh over column j
         (``G_j``, before the division by n), is released as ``g_j (rint(G_j /
         g_j) + K) / n`` with K from ``noise`` (:mod:`sparsedp._noise`);
@@ -624,9 +619,10 @@ cdef class GreedyKernel:
         ``max(nnz, p)`` entries (``inf``: never).
     """
     cdef readonly Py_ssize_t n, p
-    cdef int loss, rule, value_noise
+    cdef int loss, rule, gradient_release
     cdef double l1, l2
     cdef const ColEntry[::1] columns
+    cdef const ColEntry* column_base      # &columns[0] (NULL when X has no nonzero)
     cdef const int64_t[::1] col_ptr
     cdef const RowEntry[::1] rows
     cdef const int64_t[::1] row_ptr
@@ -636,31 +632,32 @@ cdef class GreedyKernel:
     cdef int64_t[::1] stamp, touched
     cdef Py_ssize_t touched_count
     cdef int64_t iteration, since_refresh, work, work_limit, refresh_every
-    cdef readonly NoisyMax tree
+    cdef readonly NoisyMax noisy_max
     cdef object generator
     cdef bitgen_t* rng
     cdef readonly int64_t n_refreshes
 
     def __cinit__(self, X, y, int loss, smoothness, clip_thresholds, step_sizes,
                   double l1, double l2, rule, selection, double selection_scale,
-                  value_noise, IntegerNoise noise, grid, inv_grid, value_scales,
+                  gradient_release, IntegerNoise noise, grid, inv_grid, value_scales,
                   generator, Py_ssize_t refresh_every=1000,
                   double refresh_work=4.0):
         check_loss(loss)
         if rule not in RULES:
             raise ValueError(f"rule must be one of {sorted(RULES)}, got {rule!r}")
-        if value_noise not in VALUE_NOISES:
-            raise ValueError(f"value_noise must be one of {sorted(VALUE_NOISES)}, "
-                             f"got {value_noise!r}")
+        if gradient_release not in GRADIENT_RELEASES:
+            raise ValueError(f"gradient_release must be one of {sorted(GRADIENT_RELEASES)}, "
+                             f"got {gradient_release!r}")
         self.n, self.p = X.shape
         self.loss, self.rule = loss, RULES[rule]
-        self.value_noise = VALUE_NOISES[value_noise]
+        self.gradient_release = GRADIENT_RELEASES[gradient_release]
         self.l1, self.l2 = l1, l2
         M = np.ascontiguousarray(smoothness, dtype=np.float64)
         C = np.ascontiguousarray(clip_thresholds, dtype=np.float64)
         cols = np.empty(X.nnz, dtype=[("value", "f8"), ("row", "i8")])
         cols["value"], cols["row"] = X.data, X.indices
         self.columns = cols
+        self.column_base = &self.columns[0] if X.nnz else NULL
         self.col_ptr = X.indptr.astype(np.int64)
         Xr = X.tocsr()
         Xr.sort_indices()
@@ -675,8 +672,8 @@ cdef class GreedyKernel:
         self.C = C
         self.step = np.ascontiguousarray(step_sizes, dtype=np.float64)
         self.value_scale = np.ascontiguousarray(value_scales, dtype=np.float64)
-        if self.value_noise == GRID_NOISE and noise is None:
-            raise ValueError("value_noise='grid' needs an IntegerNoise")
+        if self.gradient_release == GRID_NOISE and noise is None:
+            raise ValueError("gradient_release='grid' needs an IntegerNoise")
         self.noise = noise
         self.grid = np.ascontiguousarray(grid, dtype=np.float64)
         self.inv_grid = np.ascontiguousarray(inv_grid, dtype=np.float64)
@@ -699,12 +696,11 @@ cdef class GreedyKernel:
         self.work_limit = <int64_t> limit if limit < 2.0 ** 62 else 2 ** 62
         self.recompute()
         scores = np.array([self.score(k) for k in range(self.p)])
-        self.tree = NoisyMax(scores, selection_scale, selection, generator)
+        self.noisy_max = NoisyMax(scores, selection_scale, selection, generator)
 
     cdef void recompute(self) noexcept nogil:
         """Margins, derivatives and the clipped gradient from scratch."""
         cdef Py_ssize_t i, j, q
-        cdef double g
         for i in range(self.n):
             self.margin[i] = 0.0
         for j in range(self.p):
@@ -714,13 +710,15 @@ cdef class GreedyKernel:
         for i in range(self.n):
             self.deriv[i] = loss_derivative(self.loss, self.margin[i], self.y[i])
         for j in range(self.p):
-            g = 0.0
-            for q in range(self.col_ptr[j], self.col_ptr[j + 1]):
-                g += clip(self.columns[q].value * self.deriv[self.columns[q].row],
-                          self.C[j])
-            self.G[j] = g
+            self.G[j] = self.column_clipped_gradient(j, &self.deriv[0])
         self.since_refresh = 0
         self.work = 0
+
+    cdef inline double column_clipped_gradient(self, Py_ssize_t j,
+                                               const double* deriv) noexcept nogil:
+        """``G_j = sum_i clip(X_ij deriv_i, C_j)`` summed afresh over column j."""
+        return clipped_gradient(self.column_base + self.col_ptr[j],
+                                self.col_ptr[j + 1] - self.col_ptr[j], deriv, self.C[j])
 
     cdef inline double prox_move(self, Py_ssize_t k, double g, double step) noexcept nogil:
         """prox_{step psi_k}(w_k - step g) - w_k."""
@@ -735,14 +733,8 @@ cdef class GreedyKernel:
         cdef double g = self.G[k] / self.n, wk = self.w[k], m = self.M[k], d, h
         if m <= 0.0:
             return 0.0
-        if self.rule == GS_S:  # distance of -grad to the subdifferential
-            g += self.l2 * wk
-            if wk != 0.0:
-                d = fabs(g + (self.l1 if wk > 0 else -self.l1))
-            else:
-                d = fabs(g) - self.l1
-                d = d if d > 0.0 else 0.0
-            return d * self.inv_sqrt_M[k]
+        if self.rule == GS_S:
+            return subdiff_distance(wk, g, self.l1, self.l2) * self.inv_sqrt_M[k]
         d = self.prox_move(k, g, 1.0 / m)
         if self.rule == GS_R:  # sqrt(M_k) |prox step|
             return m * fabs(d) * self.inv_sqrt_M[k]
@@ -780,25 +772,22 @@ cdef class GreedyKernel:
             self.work += self.row_ptr[i + 1] - self.row_ptr[i]
 
     cdef double release(self, Py_ssize_t j) noexcept nogil:
-        """The noisy coordinate gradient of coordinate j (see ``value_noise``).
+        """The noisy coordinate gradient of coordinate j (see ``gradient_release``).
 
         On the grid, ``G_j`` is summed afresh over column j in CSC order (the
         incrementally kept ``G_j`` has rounding drift): its floating-point
         sensitivity is that of one sum of at most n clipped terms.
         """
-        cdef Py_ssize_t q
         cdef double g, s = self.value_scale[j]
-        if self.value_noise == GRID_NOISE:
-            g = 0.0
-            for q in range(self.col_ptr[j], self.col_ptr[j + 1]):
-                g += clip(self.columns[q].value * self.deriv[self.columns[q].row], self.C[j])
+        if self.gradient_release == GRID_NOISE:
+            g = self.column_clipped_gradient(j, &self.deriv[0])
             return grid_release(g, self.inv_grid[j], self.grid[j],
                                 noise_draw(&self.noise.table, self.rng)
                                 + self.noise.table.shift) / self.n
         g = self.G[j] / self.n
-        if self.value_noise == RAW_LAPLACE_NOISE and s > 0.0:
+        if self.gradient_release == RAW_LAPLACE_NOISE and s > 0.0:
             g += random_laplace(self.rng, 0.0, s)
-        elif self.value_noise == RAW_GAUSSIAN_NOISE and s > 0.0:
+        elif self.gradient_release == RAW_GAUSSIAN_NOISE and s > 0.0:
             g += s * random_standard_normal(self.rng)
         return g
 
@@ -820,7 +809,7 @@ cdef class GreedyKernel:
         cdef double g, delta
         with self.generator.bit_generator.lock, nogil:
             for t in range(n_iter):
-                j = self.tree.sample()
+                j = self.noisy_max.sample()
                 g = self.release(j)
                 sel[t], rel[t] = j, g
                 self.iteration += 1
@@ -833,12 +822,12 @@ cdef class GreedyKernel:
                     self.recompute()
                     self.n_refreshes += 1
                     for k in range(self.p):
-                        self.tree.set_score(k, self.score(k))
+                        self.noisy_max.set_score(k, self.score(k))
                 else:
                     for i in range(self.touched_count):
                         k = self.touched[i]
-                        self.tree.set_score(k, self.score(k))
-                self.tree.flush()
+                        self.noisy_max.set_score(k, self.score(k))
+                self.noisy_max.flush()
         return selected, released
 
     def reset(self, coef):
@@ -850,8 +839,8 @@ cdef class GreedyKernel:
         np.asarray(self.w)[:] = coef
         self.recompute()
         for k in range(self.p):
-            self.tree.set_score(k, self.score(k))
-        self.tree.flush()
+            self.noisy_max.set_score(k, self.score(k))
+        self.noisy_max.flush()
 
     def scores(self):
         """The current score of every coordinate (recomputed from the state)."""
@@ -860,15 +849,12 @@ cdef class GreedyKernel:
     def exact_gradient(self):
         """``(1/n) sum_i clip(X_ik loss'(z_i, y_i), C_k)`` from scratch (for tests)."""
         G = np.empty(self.p)
-        cdef Py_ssize_t j, q
-        cdef double g
+        cdef double[::1] fresh = np.empty(max(self.n, 1))
+        cdef Py_ssize_t i, j
+        for i in range(self.n):
+            fresh[i] = loss_derivative(self.loss, self.margin[i], self.y[i])
         for j in range(self.p):
-            g = 0.0
-            for q in range(self.col_ptr[j], self.col_ptr[j + 1]):
-                g += clip(self.columns[q].value * loss_derivative(
-                    self.loss, self.margin[self.columns[q].row],
-                    self.y[self.columns[q].row]), self.C[j])
-            G[j] = g
+            G[j] = self.column_clipped_gradient(j, &fresh[0])
         return G / self.n
 
     @property

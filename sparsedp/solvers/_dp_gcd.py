@@ -283,7 +283,7 @@ class DPGCD(PrivateSolver):
                 "grid_points": 0 if release is None else release.points,
                 "float_sum_factor": 1.0 if release is None else release.rho}
         return KernelOutput(coef=w, n_iter=n_iter, info=info,
-                            counters={"fallbacks": kernel.tree.n_fallbacks,
+                            counters={"fallbacks": kernel.noisy_max.n_fallbacks,
                                       "refreshes": kernel.n_refreshes}, trace=tr)
 
 
