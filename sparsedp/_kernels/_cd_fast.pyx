@@ -10,7 +10,7 @@ from libc.math cimport fabs
 
 from ._core cimport (
     SQUARED, LOGISTIC, ELASTIC_NET, check_loss, index_t, column_gradient, update_margin,
-    prox_elastic_net, subdiff_distance,
+    prox_elastic_net, subdiff_distance, SIGNAL_CHECK_WORK, check_signals,
 )
 
 # The C enum's values, for the test that they are sparsedp._kernels.KernelId's.
@@ -37,6 +37,10 @@ def cd_epochs(
     ``M_j = (2/n) ||X_j||^2`` this is exact coordinate minimisation.  Columns
     with ``M_j == 0`` (empty) are skipped.
 
+    Checks for signals every few milliseconds of work: Ctrl-C raises
+    KeyboardInterrupt, leaving ``w`` and ``margin`` consistent (at a coordinate
+    boundary).
+
     Returns
     -------
     max_change : float
@@ -44,13 +48,17 @@ def cd_epochs(
     """
     cdef Py_ssize_t p = w.shape[0]
     cdef double n = margin.shape[0]
-    cdef Py_ssize_t epoch, j
+    cdef Py_ssize_t epoch, j, work = 0
     cdef double grad, step, w_old, w_new, max_change = 0.0
     check_loss(loss)
     with nogil:
         for epoch in range(n_epochs):
             max_change = 0.0
             for j in range(p):
+                work += 1 + indptr[j + 1] - indptr[j]
+                if work >= SIGNAL_CHECK_WORK:
+                    work = 0
+                    check_signals()
                 if lipschitz[j] == 0.0:
                     continue
                 step = 1.0 / lipschitz[j]

@@ -11,6 +11,7 @@
 # no reference counting per call in the hot loops.
 
 from libc.math cimport copysign, exp, fabs
+from cpython.exc cimport PyErr_CheckSignals
 from libc.stdint cimport int32_t, int64_t, uint16_t
 
 ctypedef fused index_t:
@@ -31,6 +32,21 @@ cdef inline int check_loss(int loss) except -1:
     if loss != SQUARED and loss != LOGISTIC:
         raise ValueError(f"unknown loss kernel id {loss}: expected "
                          f"{<int> SQUARED} (squared) or {<int> LOGISTIC} (logistic)")
+    return 0
+
+
+# Ctrl-C in a nogil loop: a kernel counts its work (nonzeros and coordinates
+# visited) and, every SIGNAL_CHECK_WORK units (milliseconds of work), takes the
+# GIL to run Python's signal handlers; KeyboardInterrupt then propagates out of
+# the kernel, with the generators' locks released by their ``with`` blocks.
+cdef enum:
+    SIGNAL_CHECK_WORK = 1 << 22
+
+
+cdef inline int check_signals() except -1 nogil:
+    """Raise the exception of a pending signal (KeyboardInterrupt for Ctrl-C)."""
+    with gil:
+        PyErr_CheckSignals()
     return 0
 
 

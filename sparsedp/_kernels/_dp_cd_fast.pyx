@@ -45,7 +45,7 @@ from libc.math cimport INFINITY
 
 from ._core cimport (
     LOGISTIC, NarrowNonzero, WideNonzero, nonzero_t, check_loss, clipped_gradient,
-    loss_derivative, prox_elastic_net, sigmoid_neg_fill,
+    loss_derivative, prox_elastic_net, sigmoid_neg_fill, SIGNAL_CHECK_WORK, check_signals,
 )
 from ._noise cimport IntegerNoise, grid_release, noise_fill
 from ._random cimport generator_bitgen, standard_normal_fill, uniform_index_fill
@@ -461,6 +461,10 @@ def dp_cd_steps(
         False runs without clipping the per-sample terms (the planted bug
         ``"no_clipping"``: the grid and the noise still assume C_j).
 
+    Checks for signals every few milliseconds of work (between batches of
+    steps): Ctrl-C raises KeyboardInterrupt, the blocks, margins and streams left
+    as after the last whole batch.
+
     Returns
     -------
     n_moves : int
@@ -470,7 +474,7 @@ def dp_cd_steps(
     cdef double n = margin.shape[0]
     cdef int mode = NOISE_MODES[noise]
     cdef double clip_j
-    cdef Py_ssize_t k, b, pos, size, done = 0, n_moves = 0
+    cdef Py_ssize_t k, b, pos, size, done = 0, n_moves = 0, work = 0
     cdef int64_t j
     cdef int64_t* ring = streams.indices
     cdef const char* base = blocks.base
@@ -513,6 +517,7 @@ def dp_cd_steps(
                 prefetch_block(base + offset[j], base + offset[j + 1])
                 j = ring[b]
                 h = blocks.header(j)
+                work += h.nnz
                 clip_j = h.clip if clip_terms else INFINITY
                 if narrow:
                     grad = clipped_gradient(<const NarrowNonzero*> (h + 1), h.nnz, deriv_, clip_j)
@@ -546,4 +551,8 @@ def dp_cd_steps(
                 n_moves += 1
             done += size
             streams.consumed_until(pos + size)
+            work += size
+            if work >= SIGNAL_CHECK_WORK:
+                work = 0
+                check_signals()
     return n_moves

@@ -59,7 +59,7 @@ import numpy as np
 
 from ._core cimport (
     ColEntry, check_loss, clip, clipped_gradient, loss_derivative, penalty_value,
-    prox_elastic_net, subdiff_distance,
+    prox_elastic_net, subdiff_distance, SIGNAL_CHECK_WORK, check_signals,
 )
 from ._noise cimport IntegerNoise, grid_release, noise_draw
 from ._random cimport generator_bitgen
@@ -794,6 +794,10 @@ cdef class GreedyKernel:
     def run(self, Py_ssize_t n_iter):
         """Run ``n_iter`` iterations in place.
 
+        Checks for signals every few milliseconds of work: Ctrl-C raises
+        KeyboardInterrupt between two iterations (the state consistent, the
+        selections and releases of the interrupted call discarded).
+
         Returns
         -------
         selected : ndarray of int64, shape (n_iter,)
@@ -805,10 +809,17 @@ cdef class GreedyKernel:
         released = np.empty(n_iter)
         cdef int64_t[::1] sel = selected
         cdef double[::1] rel = released
-        cdef Py_ssize_t t, j, i, k
+        cdef Py_ssize_t t, j, i, k, ticks = 0
         cdef double g, delta
+        cdef int64_t work_before
         with self.generator.bit_generator.lock, nogil:
             for t in range(n_iter):
+                # a draw scans the block sums and a block; a refresh all nonzeros
+                ticks += self.noisy_max.n_blocks + self.noisy_max.block
+                if ticks >= SIGNAL_CHECK_WORK:
+                    ticks = 0
+                    check_signals()
+                work_before = self.work
                 j = self.noisy_max.sample()
                 g = self.release(j)
                 sel[t], rel[t] = j, g
@@ -818,7 +829,9 @@ cdef class GreedyKernel:
                 if delta != 0.0:
                     self.move(j, delta)
                 self.since_refresh += 1
+                ticks += self.work - work_before + self.touched_count
                 if self.since_refresh >= self.refresh_every or self.work > self.work_limit:
+                    ticks += self.col_ptr[self.p] + self.p
                     self.recompute()
                     self.n_refreshes += 1
                     for k in range(self.p):
