@@ -36,9 +36,12 @@ class _SeparableElasticNet:
     kernel_id = None
 
     def value(self, w):
-        """penalty(w)."""
-        w = np.asarray(w)
-        return float(self.l1 * np.abs(w).sum() + 0.5 * self.l2 * (w @ w))
+        """penalty(w); a term whose strength is 0 is 0 whatever ``w`` (no 0 * inf)."""
+        w = np.asarray(w, dtype=float)
+        value = self.l1 * np.abs(w).sum() if self.l1 else 0.0
+        if self.l2:
+            value += 0.5 * self.l2 * (w @ w)
+        return float(value)
 
     def prox(self, x, step):
         """prox of ``step * penalty`` at ``x`` (coordinate-wise; step may be an array)."""
@@ -77,7 +80,8 @@ class _SeparableElasticNet:
                 + self._coord_value(w + d) - self._coord_value(w))
 
     def _coord_value(self, w):
-        return self.l1 * np.abs(w) + 0.5 * self.l2 * w * w
+        value = self.l1 * np.abs(w) if self.l1 else np.zeros_like(w)
+        return value + 0.5 * self.l2 * w * w if self.l2 else value
 
     def __eq__(self, other):
         return (isinstance(other, _SeparableElasticNet)

@@ -119,3 +119,15 @@ def test_solvers_refuse_a_penalty_subclass_without_a_kernel(solver):
     with pytest.raises(TypeError, match="GroupishL1 has no compiled kernel"):
         run(GroupishL1(0.1))
     run(L1(0.1))
+
+
+@pytest.mark.parametrize("pen,expected", [
+    (L1(0.1), 0.1 * 2e200), (L2(0.0), 0.0), (as_penalty(None), 0.0),
+    (ElasticNet(0.1, 1.0), 0.1 * 2e200), (L2(0.1), np.inf)])
+def test_penalty_value_is_scale_safe(pen, expected):
+    """A zero strength contributes 0 at huge w (no 0 * inf = NaN); a true
+    overflow is inf, never NaN."""
+    w = np.array([1e200, -1e200])
+    assert pen.value(w) == pytest.approx(expected, rel=1e-12)
+    if np.isfinite(expected):  # the per-coordinate values of the GS-q model too
+        assert not np.isnan(pen.gsq_value(w, np.zeros(2), np.ones(2))).any()
