@@ -519,3 +519,28 @@ def test_bad_data_raise_clear_errors():
     with pytest.raises(ValueError, match="zero"):
         dp_gcd(sp.csc_array((20, 10)), y, Squared(), epsilon=1.0, delta=1e-4, n_iter=2,
                clip=1.0, smoothness=np.zeros(10))
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_kernel_records_are_the_csr_transpose(index_dtype):
+    """GreedyKernel's row records (a counting sort in Cython) equal X.tocsr() with
+    sorted indices, each with its column's clipping threshold; empty rows and
+    columns included."""
+    from sparsedp._kernels._dp_gcd_fast import entries
+    X, _ = make_sparse_problem(30, 25, density=0.15, seed=4, index_dtype=index_dtype)
+    X = X.tolil()
+    X[3, :] = 0
+    X[:, 7] = 0
+    X = sp.csc_array(X)
+    X.indices, X.indptr = X.indices.astype(index_dtype), X.indptr.astype(index_dtype)
+    C = np.arange(1.0, 26.0)
+    cols, col_ptr, rows, row_ptr = entries(X, C)
+    Xr = X.tocsr()
+    Xr.sort_indices()
+    np.testing.assert_array_equal(row_ptr, Xr.indptr)
+    np.testing.assert_array_equal(rows["col"], Xr.indices)
+    np.testing.assert_array_equal(rows["value"], Xr.data)
+    np.testing.assert_array_equal(rows["clip"], C[Xr.indices])
+    np.testing.assert_array_equal(col_ptr, X.indptr)
+    np.testing.assert_array_equal(cols["row"], X.indices)
+    np.testing.assert_array_equal(cols["value"], X.data)

@@ -50,7 +50,7 @@ terms; a full recomputation runs every ``refresh_every`` iterations or once the
 incremental work exceeds four passes over the nonzeros.
 """
 from libc.math cimport exp, expm1, log, sqrt, fabs, ldexp, floor, ceil, INFINITY, M_LN2
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 from numpy.random cimport bitgen_t
 from numpy.random.c_distributions cimport random_laplace, random_standard_normal, random_standard_uniform
@@ -58,7 +58,7 @@ from numpy.random.c_distributions cimport random_laplace, random_standard_normal
 import numpy as np
 
 from ._core cimport (
-    ColEntry, check_loss, clip, clipped_gradient, loss_derivative, penalty_value,
+    ColEntry, index_t, check_loss, clip, clipped_gradient, loss_derivative, penalty_value,
     prox_elastic_net, subdiff_distance, SIGNAL_CHECK_WORK, check_signals,
 )
 from ._noise cimport IntegerNoise, grid_release, noise_draw
@@ -143,6 +143,59 @@ cdef packed struct RowEntry:
     double value    # X_ik
     double clip     # C_k, the clipping threshold of its column
     int64_t col     # k
+
+
+cdef void transpose_csc(const double[::1] data, const index_t[::1] indices,
+                        const index_t[::1] indptr, const double[::1] C,
+                        ColEntry[::1] cols, int64_t[::1] col_ptr,
+                        RowEntry[::1] rows, int64_t[::1] row_ptr) noexcept nogil:
+    """Column and row records of a CSC matrix (rows by a counting sort).
+
+    Row i's records come in increasing column order (columns are visited in
+    order), as ``X.tocsr()`` with sorted indices.  ``row_ptr`` is zero on entry.
+    """
+    cdef Py_ssize_t n = row_ptr.shape[0] - 1, p = col_ptr.shape[0] - 1, i, j, q
+    cdef int64_t r
+    for j in range(p + 1):
+        col_ptr[j] = indptr[j]
+    for q in range(indptr[p]):
+        cols[q].value, cols[q].row = data[q], indices[q]
+        row_ptr[indices[q] + 1] += 1
+    for i in range(n):
+        row_ptr[i + 1] += row_ptr[i]
+    for j in range(p):
+        for q in range(indptr[j], indptr[j + 1]):
+            r = row_ptr[indices[q]]  # row_ptr[i] runs ahead as row i fills
+            rows[r].value, rows[r].clip, rows[r].col = data[q], C[j], j
+            row_ptr[indices[q]] = r + 1
+    for i in range(n, 0, -1):  # back to the starts
+        row_ptr[i] = row_ptr[i - 1]
+    row_ptr[0] = 0
+
+
+def entries(X, clip_thresholds):
+    """``(columns, col_ptr, rows, row_ptr)``: the record arrays of GreedyKernel
+    (CSC column records and, transposed, row records with their column's
+    clipping threshold) for a CSC matrix ``X`` with int32 or int64 indices."""
+    n, p = X.shape
+    cols = np.empty(X.nnz, dtype=[("value", "f8"), ("row", "i8")])
+    rows = np.empty(X.nnz, dtype=[("value", "f8"), ("clip", "f8"), ("col", "i8")])
+    col_ptr = np.empty(p + 1, dtype=np.int64)
+    row_ptr = np.zeros(n + 1, dtype=np.int64)
+    data = np.ascontiguousarray(X.data, dtype=np.float64)
+    indices, indptr = np.ascontiguousarray(X.indices), np.ascontiguousarray(X.indptr)
+    if indices.dtype != indptr.dtype:
+        indices, indptr = indices.astype(np.int64), indptr.astype(np.int64)
+    C = np.ascontiguousarray(clip_thresholds, dtype=np.float64)
+    if C.shape != (p,):
+        raise ValueError(f"clip_thresholds must have shape ({p},), got {C.shape}")
+    if indices.dtype == np.int32:
+        transpose_csc[int32_t](data, indices, indptr, C, cols, col_ptr, rows, row_ptr)
+    else:
+        transpose_csc[int64_t](data, indices.astype(np.int64, copy=False),
+                               indptr.astype(np.int64, copy=False), C, cols, col_ptr,
+                               rows, row_ptr)
+    return cols, col_ptr, rows, row_ptr
 
 
 def block_size(Py_ssize_t p):
@@ -654,18 +707,8 @@ cdef class GreedyKernel:
         self.l1, self.l2 = l1, l2
         M = np.ascontiguousarray(smoothness, dtype=np.float64)
         C = np.ascontiguousarray(clip_thresholds, dtype=np.float64)
-        cols = np.empty(X.nnz, dtype=[("value", "f8"), ("row", "i8")])
-        cols["value"], cols["row"] = X.data, X.indices
-        self.columns = cols
+        self.columns, self.col_ptr, self.rows, self.row_ptr = entries(X, C)
         self.column_base = &self.columns[0] if X.nnz else NULL
-        self.col_ptr = X.indptr.astype(np.int64)
-        Xr = X.tocsr()
-        Xr.sort_indices()
-        rows = np.empty(Xr.nnz, dtype=[("value", "f8"), ("clip", "f8"), ("col", "i8")])
-        rows["value"], rows["col"] = Xr.data, Xr.indices
-        rows["clip"] = C[Xr.indices]
-        self.rows = rows
-        self.row_ptr = Xr.indptr.astype(np.int64)
         self.y = np.ascontiguousarray(y, dtype=np.float64)
         self.M = M
         self.inv_sqrt_M = np.divide(1.0, np.sqrt(M), out=np.zeros_like(M), where=M > 0)
