@@ -72,7 +72,8 @@ def ours_cd(X, y, lam):
         Xc, yc = check_X_y(X, y)
         lip = Squared().smoothness(Xc)
         w, z = np.zeros(Xc.shape[1]), np.zeros(Xc.shape[0])
-        cd_epochs(0, Xc.data, Xc.indices, Xc.indptr, yc, w, z, lip, lam, 0.0, n_epochs)
+        cd_epochs(kernel_id(Squared()), Xc.data, Xc.indices, Xc.indptr, yc, w, z, lip, lam,
+                  0.0, n_epochs)
     return run
 
 
@@ -204,16 +205,20 @@ def section_dp_cd(rounds=5):
 
 def gcd_kernel(X, y, datafit, lam, clip, selection, n_iter=100, seed=0):
     """A DP-GCD kernel set up as ``dp_gcd`` does (public M_j, epsilon = 1)."""
+    from sparsedp._kernels import kernel_id
     from sparsedp._kernels._dp_gcd_fast import GreedyKernel
     from sparsedp.solvers import calibrate_dp_gcd
+    from sparsedp.solvers._release import GridRelease
     n, p = X.shape
     M = datafit.smoothness(X)
     C = np.sqrt(M / M.sum()) * clip
     eps0 = calibrate_dp_gcd(1.0, 1.0 / n ** 2, n_iter, selection)
     scale = 2 * (2 * clip / (n * np.sqrt(M.sum()))) / eps0
     steps = np.divide(1.0, M, out=np.zeros(p), where=M > 0)
+    release = GridRelease("laplace", 1.0 / eps0, n, 2 * C)  # as dp_gcd
     return GreedyKernel(X, y, kernel_id(datafit), M, C, steps, lam, 0.0, "gs-r", selection,
-                        scale, "laplace", 2 * C / (n * eps0), np.random.default_rng(seed))
+                        scale, "grid", release.noise, release.grid, release.inv_grid,
+                        release.scales / n, np.random.default_rng(seed))
 
 
 def naive_gcd(X, y, datafit, lam, clip, seed=0):

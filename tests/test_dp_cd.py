@@ -20,6 +20,8 @@ from sparsedp.exceptions import PrivacyLeakWarning
 from sparsedp.penalties import L1, L2, ElasticNet
 from sparsedp.solvers import NonPrivateDiagnostics, dp_cd, exact, objective
 
+SQUARED = kernel_id(Squared())  # the loss id of the kernels' direct calls
+
 CASES = [
     (Squared(), L1(0.02), False),
     (Squared(), ElasticNet(0.02, 0.5), False),
@@ -582,10 +584,10 @@ def test_kernel_rejects_mismatched_inputs():
     for short in range(3):  # y, margin or deriv one entry short
         arrays = [a[:19] if i == short else a for i, a in enumerate((y, margin, deriv))]
         with pytest.raises(ValueError, match="one entry per sample \\(20\\)"):
-            dp_cd_steps(0, blocks, *arrays, "none", 0.0, 0.0, False, 0, 1, 0.0, 0.0,
+            dp_cd_steps(SQUARED, blocks, *arrays, "none", 0.0, 0.0, False, 0, 1, 0.0, 0.0,
                         RandomStreams(5, np.random.default_rng(0), np.random.default_rng(1)))
     with pytest.raises(TypeError):
-        dp_cd_steps(0, None, y, margin, deriv, "none", 0.0, 0.0, False, 0, 1, 0.0, 0.0,
+        dp_cd_steps(SQUARED, None, y, margin, deriv, "none", 0.0, 0.0, False, 0, 1, 0.0, 0.0,
                     RandomStreams(5, np.random.default_rng(0), np.random.default_rng(1)))
     with pytest.raises(TypeError):
         dp_cd_steps(*args, False, 0, 1, 0.0, 0.0, None)
@@ -675,7 +677,8 @@ def test_lazy_average_in_the_headers_equals_the_naive_average():
         blocks.reset_average()
         iterates = []
         for k in range(60):
-            dp_cd_steps(0, blocks, y, margin, deriv, "raw", 2.0, 0.0, True, k, 1, 0.05, 0.0, streams)
+            dp_cd_steps(SQUARED, blocks, y, margin, deriv, "raw", 2.0, 0.0, True, k, 1, 0.05, 0.0,
+                        streams)
             iterates.append(blocks.get_theta())
             if k % 7 == 6:
                 np.testing.assert_allclose(blocks.get_average(k + 1),
@@ -686,14 +689,15 @@ def test_lazy_average_in_the_headers_equals_the_naive_average():
         buf = blocks.buffer
         return [tuple(buf[o:o + 48].view(HEADER)[0])[3:5] for o in blocks.offsets[:-1]]
     before = sums()
-    dp_cd_steps(0, blocks, y, margin, deriv, "raw", 2.0, 0.0, False, 60, 50, 0.05, 0.0, streams)
+    dp_cd_steps(SQUARED, blocks, y, margin, deriv, "raw", 2.0, 0.0, False, 60, 50, 0.05, 0.0,
+                streams)
     assert not np.array_equal(blocks.get_theta(), iterates[-1])
     assert sums() == before
     with pytest.raises(ValueError, match="k must be >= 1"):
         blocks.get_average(0)
     # an average up to an iterate before the last recorded move cannot be formed
     blocks.reset_average()
-    dp_cd_steps(0, blocks, y, margin, deriv, "raw", 2.0, 0.0, True, 0, 30, 0.05, 0.0, streams)
+    dp_cd_steps(SQUARED, blocks, y, margin, deriv, "raw", 2.0, 0.0, True, 0, 30, 0.05, 0.0, streams)
     last = max(t[4] for t in (blocks.buffer[o:o + 48].view(HEADER)[0]
                               for o in blocks.offsets[:-1]))
     assert last > 2

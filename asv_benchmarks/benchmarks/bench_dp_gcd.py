@@ -2,6 +2,7 @@
 import numpy as np
 
 from sparsedp._kernels import kernel_id
+from sparsedp.solvers._release import GridRelease
 from sparsedp._kernels._dp_gcd_fast import GreedyKernel, NoisyMax
 from sparsedp._validation import check_X_y
 from sparsedp.datafits import Logistic
@@ -27,8 +28,10 @@ class DPGCDIterations:
         eps0 = calibrate_dp_gcd(1.0, 1.0 / n ** 2, 20, selection)
         scale = 2 * (2 * clip / (n * np.sqrt(M.sum()))) / eps0
         steps = np.divide(1.0, M, out=np.zeros(p), where=M > 0)
+        release = GridRelease("laplace", 1.0 / eps0, n, 2 * C)  # as dp_gcd
         self.args = (X, y, kernel_id(Logistic()), M, C, steps, 1e-3, 0.0, "gs-r", selection,
-                     scale, "laplace", 2 * C / (n * eps0))
+                     scale, "grid", release.noise, release.grid, release.inv_grid,
+                     release.scales / n)
 
     def time_20_iterations(self, selection):
         kernel = GreedyKernel(*self.args, np.random.default_rng(0))

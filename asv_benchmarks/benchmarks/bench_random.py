@@ -37,7 +37,7 @@ class Indices:
 class IntegerNoise:
     """The releases' integer noise (a DP-CD pass draws p), next to numpy's normals."""
 
-    params = (["gaussian", "laplace"], [1024.0, 2.0 ** 22])
+    params = (["gaussian", "laplace"], [8192.0, 2.0 ** 22])
     param_names = ["law", "scale"]
 
     def setup(self, law, scale):

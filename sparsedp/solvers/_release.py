@@ -7,7 +7,7 @@ public grid ``g = Delta rho / S`` and an integer noise ``J`` of a known law
 of the audit suite that change a release's noise or sensitivity are read here
 and nowhere else.
 """
-from .._kernels._noise import IntegerNoise, grid_for, grid_scale
+from .._kernels._noise import MIN_SCALE, IntegerNoise, grid_for, grid_scale
 from .._planted import active
 
 __all__ = ["GridRelease"]
@@ -58,7 +58,8 @@ class GridRelease:
             raise ValueError(
                 f"the noise multiplier {multiplier:.3g} is too small for a release of "
                 f"{n_terms} terms on an exact integer grid (it must exceed about "
-                f"{n_terms * 2.0 ** -40:.3g}): use a smaller epsilon, or epsilon=inf "
+                f"{n_terms * MIN_SCALE / MAX_GRID_INTEGER:.3g}): use a smaller epsilon, "
+                "or epsilon=inf "
                 "for no noise")
         self.noise = IntegerNoise(law, int_scale)
         self.grid, self.inv_grid = grid_for(
