@@ -13,6 +13,10 @@ from ._core cimport (
     prox_elastic_net, subdiff_distance, SIGNAL_CHECK_WORK, check_signals,
 )
 
+cdef enum:
+    COLUMN_CHUNK = 4096  # columns between two counts of the work done
+
+
 # The C enum's values, for the test that they are sparsedp._kernels.KernelId's.
 KERNEL_IDS = {"SQUARED": SQUARED, "LOGISTIC": LOGISTIC, "ELASTIC_NET": ELASTIC_NET}
 
@@ -48,31 +52,35 @@ def cd_epochs(
     """
     cdef Py_ssize_t p = w.shape[0]
     cdef double n = margin.shape[0]
-    cdef Py_ssize_t epoch, j, work = 0
+    cdef Py_ssize_t epoch, j, start, end, work = 0
     cdef double grad, step, w_old, w_new, max_change = 0.0
     check_loss(loss)
     with nogil:
         for epoch in range(n_epochs):
             max_change = 0.0
-            for j in range(p):
-                work += 1 + indptr[j + 1] - indptr[j]
+            start = 0
+            while start < p:  # signals checked between chunks of columns
+                end = min(start + COLUMN_CHUNK, p)
+                for j in range(start, end):
+                    if lipschitz[j] == 0.0:
+                        continue
+                    step = 1.0 / lipschitz[j]
+                    w_old = w[j]
+                    grad = column_gradient(
+                        loss, &data[0], &indices[0], indptr[j], indptr[j + 1],
+                        &margin[0], &y[0]) / n
+                    w_new = prox_elastic_net(w_old - step * grad, step, l1, l2)
+                    if w_new != w_old:
+                        update_margin(&data[0], &indices[0], indptr[j],
+                                      indptr[j + 1], &margin[0], w_new - w_old)
+                        w[j] = w_new
+                        if fabs(w_new - w_old) > max_change:
+                            max_change = fabs(w_new - w_old)
+                work += end - start + indptr[end] - indptr[start]
                 if work >= SIGNAL_CHECK_WORK:
                     work = 0
                     check_signals()
-                if lipschitz[j] == 0.0:
-                    continue
-                step = 1.0 / lipschitz[j]
-                w_old = w[j]
-                grad = column_gradient(
-                    loss, &data[0], &indices[0], indptr[j], indptr[j + 1],
-                    &margin[0], &y[0]) / n
-                w_new = prox_elastic_net(w_old - step * grad, step, l1, l2)
-                if w_new != w_old:
-                    update_margin(&data[0], &indices[0], indptr[j],
-                                  indptr[j + 1], &margin[0], w_new - w_old)
-                    w[j] = w_new
-                    if fabs(w_new - w_old) > max_change:
-                        max_change = fabs(w_new - w_old)
+                start = end
     return max_change
 
 
