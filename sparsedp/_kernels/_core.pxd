@@ -1,11 +1,13 @@
-# Shared nogil primitives of every sparsedp kernel: datafits on the margin,
-# separable penalties, and the two CSC column operations (gradient, margin update).
+# The maths every sparsedp kernel shares, written once: datafits on the margin,
+# the separable penalty (prox, value, subdifferential distance), the clipped
+# coordinate gradient, the CSC column operations, and the check for Ctrl-C.
 #
-# A solver kernel is "datafit + penalty + selection rule": the datafit is an
-# integer code dispatched inside these inline functions (the branch is
-# loop-invariant, so the compiler hoists it), the penalty is always the
-# separable elastic net  l1 * |w_j| + l2_j / 2 * w_j^2, which covers none, L1,
-# L2 and elastic net without one kernel per combination.
+# A solver kernel is "datafit + penalty + selection rule": the datafit is its
+# declared kernel id (KernelId below, sparsedp._kernels.kernel_id in Python),
+# checked at the kernel's entry and branched on inside these inline functions
+# (the branch is loop-invariant, so the compiler hoists it); the penalty is the
+# separable elastic net  l1 * |w_j| + l2 / 2 * w_j^2 (KernelId.ELASTIC_NET),
+# which covers none, L1, L2 and elastic net without one kernel per combination.
 #
 # The column operations take raw pointers (the callers own typed memoryviews):
 # no reference counting per call in the hot loops.
