@@ -66,7 +66,8 @@ def per_epoch(run, repeats=REPEATS):
 
 
 def ours_cd(X, y, lam):
-    from sparsedp._cd_fast import cd_epochs
+    from sparsedp._kernels import kernel_id
+    from sparsedp._kernels._cd_fast import cd_epochs
     from sparsedp._validation import check_X_y
     from sparsedp.datafits import Squared
 
@@ -74,7 +75,8 @@ def ours_cd(X, y, lam):
         Xc, yc = check_X_y(X, y)
         lip = Squared().smoothness(Xc)
         w, z = np.zeros(Xc.shape[1]), np.zeros(Xc.shape[0])
-        cd_epochs(0, Xc.data, Xc.indices, Xc.indptr, yc, w, z, lip, lam, 0.0, n_epochs)
+        cd_epochs(kernel_id(Squared()), Xc.data, Xc.indices, Xc.indptr, yc, w, z, lip, lam,
+                  0.0, n_epochs)
     return run
 
 
@@ -144,7 +146,7 @@ def random_draws(p, seed=0, kernel_fills=False):
     """p standard normals and p uniform indices, with the bit generator DP-CD uses
     (SFC64): the draws a DP-CD pass must make.  Through numpy's Generator, or
     (``kernel_fills``) through the kernels' fills, which return the same numbers."""
-    from sparsedp import _random
+    from sparsedp._kernels import _random
     rng = np.random.Generator(np.random.SFC64(seed))
 
     def run(n_passes):
@@ -206,7 +208,7 @@ def section_dp_cd(rounds=5):
 
 def gcd_kernel(X, y, datafit, lam, clip, selection, n_iter=100, seed=0):
     """A DP-GCD kernel set up as ``dp_gcd`` does (public M_j, epsilon = 1)."""
-    from sparsedp._dp_gcd_fast import GreedyKernel
+    from sparsedp._kernels._dp_gcd_fast import GreedyKernel
     from benchmarks.bench_dp_gcd import greedy_kernel_args
     return GreedyKernel(*greedy_kernel_args(X, y, datafit, lam, clip, selection, n_iter),
                         np.random.default_rng(seed))

@@ -6,20 +6,23 @@ second derivative, so that the coordinate-wise smoothness constants are
 ``M_j = (1/n) sum_i beta * X_ij^2``) and a bound on ``|loss'|`` (so that the
 per-sample coordinate gradient is bounded by ``bound * max_i |X_ij|``).
 
-The compiled kernels dispatch on :attr:`kind`; these classes are the Python
-side of the same definitions (vectorised numpy), used for objective values,
+The compiled kernels branch on the class's declared ``kernel_id``
+(:func:`sparsedp._kernels.kernel_id`: a subclass that declares none is refused
+by name); these classes are the Python side of the same definitions (vectorised numpy), used for objective values,
 checks and the pure-Python rules.
 """
 import numpy as np
 import scipy.sparse as sp
 from scipy.special import expit
 
+from ._kernels import KernelId
+
 __all__ = ["Squared", "Logistic"]
 
 
 class _Datafit:
-    #: integer code understood by the compiled kernels (sparsedp/_core.pxd)
-    kind = -1
+    #: the compiled kernel of this loss (each concrete class declares its own)
+    kernel_id = None
     #: per-sample smoothness: sup of loss''(z, y)
     beta = np.nan
     #: sup over z, y of abs(loss'(z, y)) (np.inf if unbounded)
@@ -84,7 +87,7 @@ class Squared(_Datafit):
     need clipping.
     """
 
-    kind = 0
+    kernel_id = KernelId.SQUARED
     beta = 2.0
     derivative_bound = np.inf
 
@@ -102,7 +105,7 @@ class Logistic(_Datafit):
     (``logaddexp``) for any margin.
     """
 
-    kind = 1
+    kernel_id = KernelId.LOGISTIC
     beta = 0.25
     derivative_bound = 1.0
 

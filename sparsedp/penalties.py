@@ -13,6 +13,8 @@ import numbers
 
 import numpy as np
 
+from ._kernels import KernelId
+
 __all__ = ["L1", "L2", "ElasticNet", "as_penalty"]
 
 
@@ -30,11 +32,16 @@ class _SeparableElasticNet:
 
     l1 = 0.0
     l2 = 0.0
+    #: the compiled kernel (each concrete class declares its own)
+    kernel_id = None
 
     def value(self, w):
-        """penalty(w)."""
-        w = np.asarray(w)
-        return float(self.l1 * np.abs(w).sum() + 0.5 * self.l2 * (w @ w))
+        """penalty(w); a term whose strength is 0 is 0 whatever ``w`` (no 0 * inf)."""
+        w = np.asarray(w, dtype=float)
+        value = self.l1 * np.abs(w).sum() if self.l1 else 0.0
+        if self.l2:
+            value += 0.5 * self.l2 * (w @ w)
+        return float(value)
 
     def prox(self, x, step):
         """prox of ``step * penalty`` at ``x`` (coordinate-wise; step may be an array)."""
@@ -73,7 +80,8 @@ class _SeparableElasticNet:
                 + self._coord_value(w + d) - self._coord_value(w))
 
     def _coord_value(self, w):
-        return self.l1 * np.abs(w) + 0.5 * self.l2 * w * w
+        value = self.l1 * np.abs(w) if self.l1 else np.zeros_like(w)
+        return value + 0.5 * self.l2 * w * w if self.l2 else value
 
     def __eq__(self, other):
         return (isinstance(other, _SeparableElasticNet)
@@ -86,12 +94,16 @@ class _SeparableElasticNet:
 class _NoPenalty(_SeparableElasticNet):
     """No penalty (what ``penalty=None`` means)."""
 
+    kernel_id = KernelId.ELASTIC_NET
+
     def __repr__(self):
         return "None"
 
 
 class L1(_SeparableElasticNet):
     """``alpha * ||w||_1``."""
+
+    kernel_id = KernelId.ELASTIC_NET
 
     def __init__(self, alpha):
         self.alpha = _check_strength("alpha", alpha)
@@ -104,6 +116,8 @@ class L1(_SeparableElasticNet):
 class L2(_SeparableElasticNet):
     """``(alpha / 2) * ||w||_2^2``."""
 
+    kernel_id = KernelId.ELASTIC_NET
+
     def __init__(self, alpha):
         self.alpha = _check_strength("alpha", alpha)
         self.l2 = self.alpha
@@ -114,6 +128,8 @@ class L2(_SeparableElasticNet):
 
 class ElasticNet(_SeparableElasticNet):
     """``alpha * (l1_ratio * ||w||_1 + (1 - l1_ratio) / 2 * ||w||_2^2)``."""
+
+    kernel_id = KernelId.ELASTIC_NET
 
     def __init__(self, alpha, l1_ratio=0.5):
         self.alpha = _check_strength("alpha", alpha)

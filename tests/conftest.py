@@ -12,7 +12,7 @@ def pytest_report_header(config):
 
 def pytest_sessionstart(session):
     # The tests must exercise the built package with its compiled kernels.
-    import sparsedp._cd_fast  # noqa: F401  (fails loudly if extensions are missing)
+    import sparsedp._kernels._cd_fast  # noqa: F401  (fails loudly if extensions are missing)
 
 
 @pytest.fixture

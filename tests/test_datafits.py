@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from sparsedp._kernels import KernelId, kernel_id
 from sparsedp.datafits import Logistic, Squared
 
 from problems import make_sparse_problem
@@ -72,3 +73,59 @@ def test_logistic_rejects_labels_outside_domain():
     with pytest.raises(ValueError, match=r"labels in \{-1, \+1\}"):
         Logistic().check_y(np.array([0.0, 1.0, 1.0]))
     Logistic().check_y(np.array([-1.0, 1.0]))
+
+
+def _solvers():
+    from sparsedp.solvers import dp_cd, dp_gcd, exact
+    return [
+        ("exact", lambda X, y, d: exact(X, y, d, max_epochs=2)),
+        ("dp_cd", lambda X, y, d: dp_cd(X, y, d, epsilon=1.0, delta=1e-5, passes=1,
+                                         clip=1.0, random_state=0)),
+        ("dp_gcd", lambda X, y, d: dp_gcd(X, y, d, epsilon=1.0, delta=1e-5, n_iter=2,
+                                           clip=1.0, random_state=0)),
+    ]
+
+
+def test_declared_kernel_ids_are_the_kernels_enum():
+    from sparsedp._kernels import KernelId, _cd_fast
+    assert _cd_fast.KERNEL_IDS == {k.name: k.value for k in KernelId}
+    assert kernel_id(Squared()) is KernelId.SQUARED
+    assert kernel_id(Logistic()) is KernelId.LOGISTIC
+
+
+class Hinge(Logistic):
+    """A user's loss that inherits Logistic's kernel id but not its maths."""
+
+    def loss(self, z, y):
+        return np.maximum(0.0, 1.0 - y * np.asarray(z))
+
+
+class ScaledSquared(Squared):
+    """A subclass that declares the kernel it computes."""
+
+    kernel_id = KernelId.SQUARED
+
+
+@pytest.mark.parametrize("parent", [Squared, Logistic])
+def test_subclass_without_its_own_kernel_id_is_refused_by_name(parent):
+    Sub = type("MyLoss", (parent,), {"derivative": lambda self, z, y: 0 * z})
+    with pytest.raises(TypeError, match="MyLoss has no compiled kernel"):
+        kernel_id(Sub())
+
+
+@pytest.mark.filterwarnings("ignore::sparsedp.PrivacyLeakWarning")
+@pytest.mark.parametrize("name,solve", _solvers())
+def test_solvers_refuse_a_datafit_subclass_without_a_kernel(name, solve):
+    X, y = make_sparse_problem(20, 6, density=0.5, seed=0, logistic=True)
+    with pytest.raises(TypeError, match="Hinge has no compiled kernel"):
+        solve(X, y, Hinge())
+    solve(X, y, ScaledSquared())  # a declared id runs
+
+
+def test_kernels_refuse_an_unknown_loss_id():
+    from sparsedp._kernels import _cd_fast
+    X = sp.random(5, 3, density=0.6, format="csc", random_state=0)
+    w, z = np.zeros(3), np.zeros(5)
+    with pytest.raises(ValueError, match="unknown loss kernel id 7"):
+        _cd_fast.cd_epochs(7, X.data, X.indices, X.indptr, np.ones(5), w, z, np.ones(3),
+                           0.0, 0.0, 1)

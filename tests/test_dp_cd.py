@@ -9,15 +9,18 @@ import scipy.sparse as sp
 from scipy import stats
 
 from problems import make_sparse_problem
-from sparsedp._dp_cd_fast import (
+from sparsedp._kernels import kernel_id
+from sparsedp._kernels._dp_cd_fast import (
     BATCH_SIZE as BATCH, CoordinateBlocks, RandomStreams, dp_cd_steps, sigmoid_neg,
 )
 from sparsedp.accounting import calibrate_gaussian, gaussian_epsilon
 from sparsedp.datafits import Logistic, Squared
-from sparsedp._noise import NOISE_ETA, IntegerNoise, float_sum_factor
+from sparsedp._kernels._noise import NOISE_ETA, IntegerNoise, float_sum_factor
 from sparsedp.exceptions import PrivacyLeakWarning
 from sparsedp.penalties import L1, L2, ElasticNet
 from sparsedp.solvers import NonPrivateDiagnostics, dp_cd, exact, objective
+
+SQUARED = kernel_id(Squared())  # the loss id of the kernels' direct calls
 
 CASES = [
     (Squared(), L1(0.02), False),
@@ -182,7 +185,7 @@ def test_noise_is_calibrated_exactly():
                 clip=3.0, smoothness=M, random_state=0)
     steps = 4 * 20
     z = res.info["noise_multiplier"]
-    # the sampler's slack H = eta_max T K (sparsedp._noise) comes off first
+    # the sampler's slack H = eta_max T K (sparsedp._kernels._noise) comes off first
     H = NOISE_ETA * steps
     assert z == calibrate_gaussian(0.5 - 2 * H, 1e-6 * math.exp(-H), steps)
     assert gaussian_epsilon(z, steps, 1e-6) <= 0.5
@@ -267,7 +270,7 @@ def test_clipped_gradient_sensitivity_is_at_most_2C_over_n(datafit, logistic):
             margin = A @ theta
             deriv = datafit.derivative(margin, b)
             gen = np.random.default_rng(trial)  # same coordinate on both sides
-            dp_cd_steps(datafit.kind, blocks, b, margin, deriv, "none", 0.0, 0.0, False,
+            dp_cd_steps(kernel_id(datafit), blocks, b, margin, deriv, "none", 0.0, 0.0, False,
                         0, 1, 0.0, 0.0, RandomStreams(p, gen, np.random.default_rng(0)))
             th = blocks.get_theta()
             j = int(np.random.default_rng(trial).integers(0, p, size=BATCH)[0])
@@ -387,7 +390,7 @@ def test_dp_cd_p_accounts_the_whole_budget():
     assert res.privacy.private
     assert res.privacy.epsilon <= 1.0 + 1e-9
     assert res.privacy.epsilon > 0.99
-    H = NOISE_ETA * (20 + 10)  # the sampler's slack (sparsedp._noise)
+    H = NOISE_ETA * (20 + 10)  # the sampler's slack (sparsedp._kernels._noise)
     assert res.info["noise_multiplier"] == calibrate_gaussian(
         0.9 * (1 - 2 * H), 1e-5 * math.exp(-H), 20)
     assert "laplace" in str(res.privacy) and "gaussian" in str(res.privacy)
@@ -581,10 +584,10 @@ def test_kernel_rejects_mismatched_inputs():
     for short in range(3):  # y, margin or deriv one entry short
         arrays = [a[:19] if i == short else a for i, a in enumerate((y, margin, deriv))]
         with pytest.raises(ValueError, match="one entry per sample \\(20\\)"):
-            dp_cd_steps(0, blocks, *arrays, "none", 0.0, 0.0, False, 0, 1, 0.0, 0.0,
+            dp_cd_steps(SQUARED, blocks, *arrays, "none", 0.0, 0.0, False, 0, 1, 0.0, 0.0,
                         RandomStreams(5, np.random.default_rng(0), np.random.default_rng(1)))
     with pytest.raises(TypeError):
-        dp_cd_steps(0, None, y, margin, deriv, "none", 0.0, 0.0, False, 0, 1, 0.0, 0.0,
+        dp_cd_steps(SQUARED, None, y, margin, deriv, "none", 0.0, 0.0, False, 0, 1, 0.0, 0.0,
                     RandomStreams(5, np.random.default_rng(0), np.random.default_rng(1)))
     with pytest.raises(TypeError):
         dp_cd_steps(*args, False, 0, 1, 0.0, 0.0, None)
@@ -647,7 +650,7 @@ def test_narrow_and_wide_rows_run_the_same_steps(logistic):
         margin = np.zeros(300)
         deriv = datafit.derivative(margin, y)
         streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1))
-        moves = dp_cd_steps(datafit.kind, blocks, y, margin, deriv, "raw", 2.0, 0.0, True, 0, 5 * p,
+        moves = dp_cd_steps(kernel_id(datafit), blocks, y, margin, deriv, "raw", 2.0, 0.0, True, 0, 5 * p,
                             1e-3, 0.0, streams)
         runs.append((moves, blocks.get_theta(), margin, deriv, blocks.get_average(5 * p)))
     (m1, *a), (m2, *b) = runs
@@ -674,7 +677,8 @@ def test_lazy_average_in_the_headers_equals_the_naive_average():
         blocks.reset_average()
         iterates = []
         for k in range(60):
-            dp_cd_steps(0, blocks, y, margin, deriv, "raw", 2.0, 0.0, True, k, 1, 0.05, 0.0, streams)
+            dp_cd_steps(SQUARED, blocks, y, margin, deriv, "raw", 2.0, 0.0, True, k, 1, 0.05, 0.0,
+                        streams)
             iterates.append(blocks.get_theta())
             if k % 7 == 6:
                 np.testing.assert_allclose(blocks.get_average(k + 1),
@@ -685,14 +689,15 @@ def test_lazy_average_in_the_headers_equals_the_naive_average():
         buf = blocks.buffer
         return [tuple(buf[o:o + 48].view(HEADER)[0])[3:5] for o in blocks.offsets[:-1]]
     before = sums()
-    dp_cd_steps(0, blocks, y, margin, deriv, "raw", 2.0, 0.0, False, 60, 50, 0.05, 0.0, streams)
+    dp_cd_steps(SQUARED, blocks, y, margin, deriv, "raw", 2.0, 0.0, False, 60, 50, 0.05, 0.0,
+                streams)
     assert not np.array_equal(blocks.get_theta(), iterates[-1])
     assert sums() == before
     with pytest.raises(ValueError, match="k must be >= 1"):
         blocks.get_average(0)
     # an average up to an iterate before the last recorded move cannot be formed
     blocks.reset_average()
-    dp_cd_steps(0, blocks, y, margin, deriv, "raw", 2.0, 0.0, True, 0, 30, 0.05, 0.0, streams)
+    dp_cd_steps(SQUARED, blocks, y, margin, deriv, "raw", 2.0, 0.0, True, 0, 30, 0.05, 0.0, streams)
     last = max(t[4] for t in (blocks.buffer[o:o + 48].view(HEADER)[0]
                               for o in blocks.offsets[:-1]))
     assert last > 2
@@ -755,7 +760,7 @@ def test_logistic_derivative_cache_after_moving_steps():
     margin = np.zeros(1000)
     deriv = Logistic().derivative(margin, y)
     streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1))
-    moves = dp_cd_steps(Logistic().kind, blocks, y, margin, deriv, "raw", 10.0, 0.0, False, 0, 20 * p,
+    moves = dp_cd_steps(kernel_id(Logistic()), blocks, y, margin, deriv, "raw", 10.0, 0.0, False, 0, 20 * p,
                         0.0, 0.0, streams)
     assert moves == 20 * p
     np.testing.assert_allclose(margin, X @ blocks.get_theta(), rtol=1e-12, atol=1e-12)

@@ -10,7 +10,8 @@ import scipy.sparse as sp
 from scipy import integrate, optimize, stats
 
 from problems import make_sparse_problem
-from sparsedp._dp_gcd_fast import GreedyKernel, NoisyMax, block_size
+from sparsedp._kernels import kernel_id
+from sparsedp._kernels._dp_gcd_fast import GreedyKernel, NoisyMax, block_size
 from sparsedp.accounting import PrivacyLedger, calibrate_pure_composition
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.exceptions import PrivacyLeakWarning
@@ -183,15 +184,15 @@ def test_noisy_max_rejects_bad_input():
 # The kernel: incremental gradient, rules
 # ---------------------------------------------------------------------------------
 def make_kernel(X, y, datafit, penalty, clip, rule="gs-r", selection="argmax", b=0.0,
-                value_noise="none", value_scale=0.0, seed=0, refresh_every=10**9,
+                gradient_release="none", value_scale=0.0, seed=0, refresh_every=10**9,
                 refresh_work=np.inf):
     penalty = as_penalty(penalty)
     M = datafit.smoothness(X)
     C = np.sqrt(M / M.sum()) * clip
     steps = np.divide(1.0, M, out=np.zeros_like(M), where=M > 0)
     zeros = np.zeros(X.shape[1])
-    return GreedyKernel(X, y, datafit.kind, M, C, steps, penalty.l1, penalty.l2, rule,
-                        selection, b, value_noise, None, zeros, zeros,
+    return GreedyKernel(X, y, kernel_id(datafit), M, C, steps, penalty.l1, penalty.l2, rule,
+                        selection, b, gradient_release, None, zeros, zeros,
                         np.full(X.shape[1], value_scale),
                         np.random.default_rng(seed), refresh_every, refresh_work), M, C
 
@@ -201,7 +202,7 @@ def make_kernel(X, y, datafit, penalty, clip, rule="gs-r", selection="argmax", b
 def test_incremental_gradient_equals_recomputed(datafit, penalty, logistic, clip):
     X, y = make_sparse_problem(n=50, p=120, density=0.3, logistic=logistic, seed=1)
     kernel, _, _ = make_kernel(X, y, datafit, penalty, clip, selection="exponential",
-                               b=0.01, value_noise="raw_laplace", value_scale=0.05)
+                               b=0.01, gradient_release="raw_laplace", value_scale=0.05)
     kernel.run(2000)
     assert kernel.n_refreshes == 0  # all 2000 updates incremental
     w = kernel.coef
@@ -343,9 +344,9 @@ def test_released_gradient_and_scores_have_the_calibrated_sensitivity(
         for rule in RULES:
             pen = as_penalty(penalty)
             z = np.zeros(25)
-            k1 = GreedyKernel(X, y, datafit.kind, M, C, 1.0 / M, pen.l1, pen.l2, rule,
+            k1 = GreedyKernel(X, y, kernel_id(datafit), M, C, 1.0 / M, pen.l1, pen.l2, rule,
                               "argmax", 0.0, "none", None, z, z, z, np.random.default_rng())
-            k2 = GreedyKernel(X2, y2, datafit.kind, M, C, 1.0 / M, pen.l1, pen.l2, rule,
+            k2 = GreedyKernel(X2, y2, kernel_id(datafit), M, C, 1.0 / M, pen.l1, pen.l2, rule,
                               "argmax", 0.0, "none", None, z, z, z, np.random.default_rng())
             k1.reset(w)
             k2.reset(w)
@@ -519,3 +520,28 @@ def test_bad_data_raise_clear_errors():
     with pytest.raises(ValueError, match="zero"):
         dp_gcd(sp.csc_array((20, 10)), y, Squared(), epsilon=1.0, delta=1e-4, n_iter=2,
                clip=1.0, smoothness=np.zeros(10))
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_kernel_records_are_the_csr_transpose(index_dtype):
+    """GreedyKernel's row records (a counting sort in Cython) equal X.tocsr() with
+    sorted indices, each with its column's clipping threshold; empty rows and
+    columns included."""
+    from sparsedp._kernels._dp_gcd_fast import entries
+    X, _ = make_sparse_problem(30, 25, density=0.15, seed=4, index_dtype=index_dtype)
+    X = X.tolil()
+    X[3, :] = 0
+    X[:, 7] = 0
+    X = sp.csc_array(X)
+    X.indices, X.indptr = X.indices.astype(index_dtype), X.indptr.astype(index_dtype)
+    C = np.arange(1.0, 26.0)
+    cols, col_ptr, rows, row_ptr = entries(X, C)
+    Xr = X.tocsr()
+    Xr.sort_indices()
+    np.testing.assert_array_equal(row_ptr, Xr.indptr)
+    np.testing.assert_array_equal(rows["col"], Xr.indices)
+    np.testing.assert_array_equal(rows["value"], Xr.data)
+    np.testing.assert_array_equal(rows["clip"], C[Xr.indices])
+    np.testing.assert_array_equal(col_ptr, X.indptr)
+    np.testing.assert_array_equal(cols["row"], X.indices)
+    np.testing.assert_array_equal(cols["value"], X.data)

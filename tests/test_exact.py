@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from sparsedp._kernels import kernel_id
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.penalties import L1, L2, ElasticNet
 from sparsedp.solvers import exact, objective
-from sparsedp import _cd_fast
+from sparsedp._kernels import _cd_fast
 
 from problems import make_sparse_problem
 
@@ -109,7 +110,7 @@ def test_kernel_iterates_identical_on_int32_int64_and_dense(datafit, logistic):
         w, z = np.zeros(25), np.zeros(40)
         iterates = []
         for _ in range(5):
-            _cd_fast.cd_epochs(datafit.kind, X.data, X.indices, X.indptr, y, w, z,
+            _cd_fast.cd_epochs(kernel_id(datafit), X.data, X.indices, X.indptr, y, w, z,
                                lip, 0.01, 0.0, 1)
             iterates.append(w.copy())
         results.append(np.array(iterates))
@@ -125,7 +126,7 @@ def test_kernel_iterates_identical_on_int32_int64_and_dense(datafit, logistic):
 def test_margin_is_maintained_incrementally():
     X, y = make_sparse_problem(n=40, p=25, density=0.3, seed=11)
     w, z = np.zeros(25), np.zeros(40)
-    _cd_fast.cd_epochs(0, X.data, X.indices, X.indptr, y, w, z,
+    _cd_fast.cd_epochs(kernel_id(Squared()), X.data, X.indices, X.indptr, y, w, z,
                        Squared().smoothness(X), 0.05, 0.0, 7)
     np.testing.assert_allclose(z, X @ w, atol=1e-12)
 

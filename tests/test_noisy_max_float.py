@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from sparsedp._dp_gcd_fast import NoisyMax
+from sparsedp._kernels._dp_gcd_fast import NoisyMax
 
 mpmath = pytest.importorskip("mpmath")
 mpmath.mp.dps = 60

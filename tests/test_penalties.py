@@ -3,6 +3,7 @@ import numpy as np
 import pytest
 from scipy.optimize import minimize_scalar
 
+from sparsedp._kernels import KernelId, kernel_id
 from sparsedp.penalties import L1, L2, ElasticNet, as_penalty
 
 PENALTIES = [as_penalty(None), L1(0.7), L2(1.3), ElasticNet(0.9, 0.4)]
@@ -79,3 +80,55 @@ def test_bad_l1_ratio_and_types():
         L1("0.1")
     with pytest.raises(TypeError, match="penalty must be"):
         as_penalty("l1")
+
+
+class GroupishL1(L1):
+    """A user's penalty: its own prox, which the kernels would never run."""
+
+    def prox(self, x, step):
+        return np.zeros_like(np.asarray(x, dtype=float))
+
+
+@pytest.mark.parametrize("parent,args", [(L1, (0.1,)), (L2, (0.1,)), (ElasticNet, (0.1, 0.5))])
+@pytest.mark.parametrize("overrides", [{}, {"value": lambda self, w: 0.0}])
+def test_penalty_subclass_without_its_own_kernel_id_is_refused_by_name(parent, args, overrides):
+    Sub = type("MyPenalty", (parent,), dict(overrides))
+    with pytest.raises(TypeError, match="MyPenalty has no compiled kernel"):
+        kernel_id(Sub(*args))
+    Declared = type("MyDeclared", (parent,), {"kernel_id": KernelId.ELASTIC_NET})
+    assert kernel_id(Declared(*args)) is KernelId.ELASTIC_NET
+
+
+def test_built_in_penalties_declare_the_elastic_net_kernel():
+    for pen in (as_penalty(None), L1(0.1), L2(0.1), ElasticNet(0.1, 0.3)):
+        assert kernel_id(pen) is KernelId.ELASTIC_NET
+
+
+@pytest.mark.filterwarnings("ignore::sparsedp.PrivacyLeakWarning")
+@pytest.mark.parametrize("solver", ["exact", "dp_cd", "dp_gcd"])
+def test_solvers_refuse_a_penalty_subclass_without_a_kernel(solver):
+    from problems import make_sparse_problem
+    from sparsedp.datafits import Squared
+    from sparsedp.solvers import dp_cd, dp_gcd, exact
+    X, y = make_sparse_problem(20, 6, density=0.5, seed=0)
+    run = {"exact": lambda pen: exact(X, y, Squared(), pen, max_epochs=2),
+           "dp_cd": lambda pen: dp_cd(X, y, Squared(), pen, epsilon=1.0, delta=1e-5,
+                                      passes=1, clip=1.0, random_state=0),
+           "dp_gcd": lambda pen: dp_gcd(X, y, Squared(), pen, epsilon=1.0, delta=1e-5,
+                                        n_iter=2, clip=1.0, random_state=0)}[solver]
+    with pytest.raises(TypeError, match="GroupishL1 has no compiled kernel"):
+        run(GroupishL1(0.1))
+    run(L1(0.1))
+
+
+@pytest.mark.parametrize("pen,expected", [
+    (L1(0.1), 0.1 * 2e200), (L2(0.0), 0.0), (as_penalty(None), 0.0),
+    (ElasticNet(0.1, 1.0), 0.1 * 2e200), (L2(0.1), np.inf)])
+def test_penalty_value_is_scale_safe(pen, expected):
+    """A zero strength contributes 0 at huge w (no 0 * inf = NaN); a true
+    overflow is inf, never NaN."""
+    w = np.array([1e200, -1e200])
+    with np.errstate(over="ignore"):  # L2: w @ w overflows to inf, as it should
+        assert pen.value(w) == pytest.approx(expected, rel=1e-12)
+    if np.isfinite(expected):  # the per-coordinate values of the GS-q model too
+        assert not np.isnan(pen.gsq_value(w, np.zeros(2), np.ones(2))).any()

@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-from sparsedp import _random
+from sparsedp._kernels import _random
 
 
 @pytest.mark.parametrize("seed", [0, 12345])

@@ -1,9 +1,10 @@
 """asv: DP-CD, one pass (p noisy coordinate steps) on the dorothea-shaped problem."""
 import numpy as np
 
-from sparsedp._dp_cd_fast import (
+from sparsedp._kernels import kernel_id
+from sparsedp._kernels._dp_cd_fast import (
     CoordinateBlocks, RandomStreams, dp_cd_steps)
-from sparsedp._noise import IntegerNoise, grid_scale
+from sparsedp._kernels._noise import IntegerNoise, grid_scale
 from sparsedp._validation import check_X_y
 from sparsedp.accounting import calibrate_gaussian
 from sparsedp.datafits import Logistic, Squared
@@ -48,7 +49,7 @@ class DPCDPass:
 
     def time_pass(self, datafit, regime, selection):
         p = self.X.shape[1]
-        dp_cd_steps(self.datafit.kind, self.blocks, self.y, self.margin,
+        dp_cd_steps(kernel_id(self.datafit), self.blocks, self.y, self.margin,
                     self.deriv, "grid", self.grid_per_clip, 1.0 / self.grid_per_clip,
                     True, 0, p, self.l1, 0.0, self.streams)
 

@@ -1,7 +1,8 @@
 """asv: DP-GCD iterations, the noisy max alone, and the solver end to end."""
 import numpy as np
 
-from sparsedp._dp_gcd_fast import GreedyKernel, NoisyMax
+from sparsedp._kernels import kernel_id
+from sparsedp._kernels._dp_gcd_fast import GreedyKernel, NoisyMax
 from sparsedp._validation import check_X_y
 from sparsedp.datafits import Logistic
 from sparsedp.penalties import L1
@@ -23,7 +24,7 @@ def greedy_kernel_args(X, y, datafit, lam, clip, selection, n_iter):
     scale = 2.0 * (2.0 * clip / (n * np.sqrt(M.sum())) * SCORE_FLOAT_FACTOR) / eps0
     steps = np.divide(1.0, M, out=np.zeros(p), where=M > 0)
     release = GridRelease("laplace", 1.0 / eps0, n, 2.0 * C)
-    return (X, y, datafit.kind, M, C, steps, lam, 0.0, "gs-r", selection, scale, "grid",
+    return (X, y, kernel_id(datafit), M, C, steps, lam, 0.0, "gs-r", selection, scale, "grid",
             release.noise, release.grid, release.inv_grid, release.scales / n)
 
 

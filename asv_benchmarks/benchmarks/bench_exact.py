@@ -1,7 +1,8 @@
 """asv: the exact (non-private) CD kernel and solver."""
 import numpy as np
 
-from sparsedp._cd_fast import cd_epochs
+from sparsedp._kernels import kernel_id
+from sparsedp._kernels._cd_fast import cd_epochs
 from sparsedp._validation import check_X_y
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.penalties import L1
@@ -26,7 +27,7 @@ class CDEpoch:
     def time_epoch(self, datafit):
         X = self.X
         w, z = np.zeros(X.shape[1]), np.zeros(X.shape[0])
-        cd_epochs(self.datafit.kind, X.data, X.indices, X.indptr, self.y, w, z,
+        cd_epochs(kernel_id(self.datafit), X.data, X.indices, X.indptr, self.y, w, z,
                   self.lip, self.lam, 0.0, 1)
 
 

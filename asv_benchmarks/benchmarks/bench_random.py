@@ -1,5 +1,5 @@
-"""asv: the kernels' fills of numpy's draws (``sparsedp._random``) against numpy's own,
-and the integer noise of the releases on a grid (``sparsedp._noise``).
+"""asv: the kernels' fills of numpy's draws (``sparsedp._kernels._random``) against numpy's own,
+and the integer noise of the releases on a grid (``sparsedp._kernels._noise``).
 
 Both sides draw the same numbers; a regression of the inlined paths (for instance a
 numpy whose ziggurat no longer matches, which makes the fills fall back to numpy's
@@ -7,7 +7,7 @@ library) shows as the fills' time rising to numpy's.
 """
 import numpy as np
 
-from sparsedp import _noise, _random
+from sparsedp._kernels import _noise, _random
 
 SIZE = 100_000  # one DP-CD pass on the dorothea-shaped problem
 
@@ -37,7 +37,7 @@ class Indices:
 class IntegerNoise:
     """The releases' integer noise (a DP-CD pass draws p), next to numpy's normals."""
 
-    params = (["gaussian", "laplace"], [1024.0, 2.0 ** 22])
+    params = (["gaussian", "laplace"], [8192.0, 2.0 ** 22])
     param_names = ["law", "scale"]
 
     def setup(self, law, scale):

@@ -26,6 +26,7 @@ import numpy as np
 
 from .._validation import (check_bool, check_privacy_budget, check_random_state,
                            check_real, check_X_y)
+from .._kernels import kernel_id
 from ..privacy import PrivacyLedger
 from ..datafits import _Datafit
 from ..penalties import as_penalty
@@ -37,10 +38,12 @@ __all__ = ["Problem", "check_problem", "Budget", "CoordinateConstants",
 
 
 def check_datafit(datafit):
-    """Return ``datafit`` if it is a datafit instance, else a TypeError."""
+    """Return ``datafit`` if it is a datafit instance with a compiled kernel, else a
+    TypeError (:func:`sparsedp._kernels.kernel_id`)."""
     if not isinstance(datafit, _Datafit):
         raise TypeError(f"datafit must be a sparsedp.datafits instance such as Squared() "
                         f"or Logistic(), got {datafit!r}")
+    kernel_id(datafit)
     return datafit
 
 
@@ -70,6 +73,7 @@ def check_problem(X, y, datafit, penalty):
     """Validate the data and the model once; return a :class:`Problem`."""
     datafit = check_datafit(datafit)
     penalty = as_penalty(penalty)
+    kernel_id(penalty)  # the kernels' penalty: a subclass without its own id is refused
     X, y = check_X_y(X, y, datafit)
     return Problem(X, y, datafit, penalty)
 
@@ -165,7 +169,7 @@ class PrivateSolver:
         ``add_sampler_error``); the kernel's draws and the p draws of a private
         smoothness estimate are counted here.  Subclasses add their noisy max.
         """
-        from .._noise import NOISE_ETA
+        from .._kernels._noise import NOISE_ETA
         draws = self.integer_draws(problem, options) + problem.p * estimated_smoothness
         return NOISE_ETA * draws, 0.0
 

@@ -10,7 +10,8 @@ import warnings
 
 import numpy as np
 
-from .._dp_cd_fast import CoordinateBlocks, RandomStreams, dp_cd_steps
+from .._kernels._dp_cd_fast import CoordinateBlocks, RandomStreams, dp_cd_steps
+from .._kernels import kernel_id
 from .._planted import active
 from .._validation import check_bool, check_integer, check_option, check_real
 from ..privacy import calibrate_gaussian
@@ -87,7 +88,7 @@ class DPCD(PrivateSolver):
             while k < K:
                 todo = min(K - k, every - (t * K + k) % every) if trace else K
                 moves += dp_cd_steps(
-                    datafit.kind, blocks, y, margin, deriv, mode, grid, inv_grid,
+                    kernel_id(datafit), blocks, y, margin, deriv, mode, grid, inv_grid,
                     averaging, k, todo, penalty.l1, penalty.l2, streams,
                     clip_terms=not active("no_clipping"))
                 k += todo

@@ -11,7 +11,8 @@ import math
 
 import numpy as np
 
-from .._dp_gcd_fast import GreedyKernel
+from .._kernels._dp_gcd_fast import GreedyKernel
+from .._kernels import kernel_id
 from .._planted import active
 from .._validation import check_integer, check_option, check_privacy_budget
 from ..privacy import PrivacyLedger, calibrate
@@ -233,7 +234,7 @@ class DPGCD(PrivateSolver):
         def kept(a):
             return a[live] if dead else a
 
-        kernel = GreedyKernel(_columns(X, live) if dead else X, y, datafit.kind,
+        kernel = GreedyKernel(_columns(X, live) if dead else X, y, kernel_id(datafit),
                               *(kept(a) for a in (constants.smoothness, C_kernel,
                                                   constants.steps)),
                               penalty.l1, penalty.l2, options["rule"], kernel_selection,
@@ -266,7 +267,7 @@ class DPGCD(PrivateSolver):
                 "grid_points": 0 if release is None else release.points,
                 "float_sum_factor": 1.0 if release is None else release.rho}
         return KernelOutput(coef=w, n_iter=n_iter, info=info,
-                            counters={"fallbacks": kernel.tree.n_fallbacks,
+                            counters={"fallbacks": kernel.noisy_max.n_fallbacks,
                                       "refreshes": kernel.n_refreshes}, trace=tr)
 
 

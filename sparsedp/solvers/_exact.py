@@ -1,7 +1,8 @@
 """The exact (non-private) solver: the reference optimum F* of every experiment."""
 import numpy as np
 
-from .._cd_fast import cd_epochs, kkt_violation
+from .._kernels._cd_fast import cd_epochs, kkt_violation
+from .._kernels import kernel_id
 from .._validation import check_integer, check_real
 from ._base import check_problem
 from ._result import NonPrivateDiagnostics, Result
@@ -47,7 +48,7 @@ def exact(X, y, datafit, penalty=None, *, tol=1e-10, max_epochs=10_000,
     lipschitz = datafit.smoothness(X)
     w = np.zeros(p)
     margin = np.zeros(n)
-    args = (datafit.kind, X.data, X.indices, X.indptr, y)
+    args = (kernel_id(datafit), X.data, X.indices, X.indptr, y)
     epochs, violation = 0, np.inf
     while epochs < max_epochs:
         todo = min(check_every, max_epochs - epochs)

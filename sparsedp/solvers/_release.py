@@ -3,11 +3,11 @@
 Every value a private solver releases is a sum of at most ``n`` clipped terms,
 of (L1 or L2) sensitivity ``Delta``, released as ``g (rint(G / g) + J)``: a
 public grid ``g = Delta rho / S`` and an integer noise ``J`` of a known law
-(:mod:`sparsedp._noise`, docs/privacy.rst "Floating point").  The planted bugs
+(:mod:`sparsedp._kernels._noise`, docs/privacy.rst "Floating point").  The planted bugs
 of the audit suite that change a release's noise or sensitivity are read here
 and nowhere else.
 """
-from .._noise import IntegerNoise, grid_for, grid_scale
+from .._kernels._noise import MIN_SCALE, IntegerNoise, grid_for, grid_scale
 from .._planted import active
 
 __all__ = ["GridRelease"]
@@ -58,7 +58,8 @@ class GridRelease:
             raise ValueError(
                 f"the noise multiplier {multiplier:.3g} is too small for a release of "
                 f"{n_terms} terms on an exact integer grid (it must exceed about "
-                f"{n_terms * 2.0 ** -40:.3g}): use a smaller epsilon, or epsilon=inf "
+                f"{n_terms * MIN_SCALE / MAX_GRID_INTEGER:.3g}): use a smaller epsilon, "
+                "or epsilon=inf "
                 "for no noise")
         self.noise = IntegerNoise(law, int_scale)
         self.grid, self.inv_grid = grid_for(

@@ -44,7 +44,7 @@ def private_smoothness(X, datafit, epsilon, feature_bounds, generator, *,
     neighbours each sum moves by at most ``b_j`` (the clipped values lie in
     ``[0, b_j]``), so the vector ``(sum_j / b_j)_j`` has L1 sensitivity ``p``
     and L2 sensitivity ``sqrt(p)``.  Each sum is released on its public grid
-    ``g_j = b_j rho / S`` (:mod:`sparsedp._noise`: ``rho`` covers the
+    ``g_j = b_j rho / S`` (:mod:`sparsedp._kernels._noise`: ``rho`` covers the
     floating-point sum; rounded sums of neighbours differ by at most S grid
     points per coordinate), as ``g_j (rint(sum_j / g_j) + K_j)``:
 

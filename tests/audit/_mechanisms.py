@@ -87,8 +87,8 @@ def variant(bug):
 
 _TABLES = {}
 _PATCH_MODULES = ("sparsedp.solvers._release", "sparsedp.solvers._dp_cd", "sparsedp.solvers._dp_gcd",
-                  "sparsedp.solvers._smoothness", "sparsedp._dp_gcd_fast",
-                  "sparsedp._dp_cd_fast")
+                  "sparsedp.solvers._smoothness", "sparsedp._kernels._dp_gcd_fast",
+                  "sparsedp._kernels._dp_cd_fast")
 
 
 def _cached_integer_noise(cls):
@@ -321,7 +321,7 @@ def noisy_max_samples(n_samples, seed, selection="laplace", scale_factor=2.0):
     1 the monotone-scores scale (the planted bug "monotone_selection").
     """
     import time
-    from sparsedp._dp_gcd_fast import NoisyMax
+    from sparsedp._kernels._dp_gcd_fast import NoisyMax
     t0 = time.perf_counter()
     s = np.full(NM_P, NM_DELTA)
     s[0] = 0.0

@@ -50,17 +50,17 @@ terms; a full recomputation runs every ``refresh_every`` iterations or once the
 incremental work exceeds four passes over the nonzeros.
 """
 from libc.math cimport exp, expm1, log, sqrt, fabs, ldexp, floor, ceil, INFINITY, M_LN2
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.stdlib cimport malloc, free
 from numpy.random cimport bitgen_t
-from numpy.random.c_distributions cimport (
-    random_standard_uniform, random_laplace, random_standard_exponential,
-    random_standard_normal, random_poisson,
-)
+from numpy.random.c_distributions cimport random_laplace, random_standard_normal, random_standard_uniform
 
 import numpy as np
 
-from ._core cimport clip, loss_derivative, prox_elastic_net, penalty_value
+from ._core cimport (
+    ColEntry, index_t, check_loss, clip, clipped_gradient, loss_derivative, penalty_value,
+    prox_elastic_net, subdiff_distance, SIGNAL_CHECK_WORK, check_signals,
+)
 from ._noise cimport IntegerNoise, grid_release, noise_draw
 from ._random cimport generator_bitgen
 
@@ -82,7 +82,7 @@ cdef enum:
 
 SELECTIONS = {"argmax": ARGMAX, "exponential": EXPONENTIAL, "laplace": LAPLACE}
 RULES = {"gs-s": GS_S, "gs-r": GS_R, "gs-q": GS_Q}
-VALUE_NOISES = {"none": NO_NOISE, "grid": GRID_NOISE, "raw_laplace": RAW_LAPLACE_NOISE,
+GRADIENT_RELEASES = {"none": NO_NOISE, "grid": GRID_NOISE, "raw_laplace": RAW_LAPLACE_NOISE,
                 "raw_gaussian": RAW_GAUSSIAN_NOISE}
 
 # Coordinates within TOP_WIDTH * b of the best score get explicit Laplace draws.
@@ -145,9 +145,57 @@ cdef packed struct RowEntry:
     int64_t col     # k
 
 
-cdef packed struct ColEntry:
-    double value    # X_ij
-    int64_t row     # i
+cdef void transpose_csc(const double[::1] data, const index_t[::1] indices,
+                        const index_t[::1] indptr, const double[::1] C,
+                        ColEntry[::1] cols, int64_t[::1] col_ptr,
+                        RowEntry[::1] rows, int64_t[::1] row_ptr) noexcept nogil:
+    """Column and row records of a CSC matrix (rows by a counting sort).
+
+    Row i's records come in increasing column order (columns are visited in
+    order), as ``X.tocsr()`` with sorted indices.  ``row_ptr`` is zero on entry.
+    """
+    cdef Py_ssize_t n = row_ptr.shape[0] - 1, p = col_ptr.shape[0] - 1, i, j, q
+    cdef int64_t r
+    for j in range(p + 1):
+        col_ptr[j] = indptr[j]
+    for q in range(indptr[p]):
+        cols[q].value, cols[q].row = data[q], indices[q]
+        row_ptr[indices[q] + 1] += 1
+    for i in range(n):
+        row_ptr[i + 1] += row_ptr[i]
+    for j in range(p):
+        for q in range(indptr[j], indptr[j + 1]):
+            r = row_ptr[indices[q]]  # row_ptr[i] runs ahead as row i fills
+            rows[r].value, rows[r].clip, rows[r].col = data[q], C[j], j
+            row_ptr[indices[q]] = r + 1
+    for i in range(n, 0, -1):  # back to the starts
+        row_ptr[i] = row_ptr[i - 1]
+    row_ptr[0] = 0
+
+
+def entries(X, clip_thresholds):
+    """``(columns, col_ptr, rows, row_ptr)``: the record arrays of GreedyKernel
+    (CSC column records and, transposed, row records with their column's
+    clipping threshold) for a CSC matrix ``X`` with int32 or int64 indices."""
+    n, p = X.shape
+    cols = np.empty(X.nnz, dtype=[("value", "f8"), ("row", "i8")])
+    rows = np.empty(X.nnz, dtype=[("value", "f8"), ("clip", "f8"), ("col", "i8")])
+    col_ptr = np.empty(p + 1, dtype=np.int64)
+    row_ptr = np.zeros(n + 1, dtype=np.int64)
+    data = np.ascontiguousarray(X.data, dtype=np.float64)
+    indices, indptr = np.ascontiguousarray(X.indices), np.ascontiguousarray(X.indptr)
+    if indices.dtype != indptr.dtype:
+        indices, indptr = indices.astype(np.int64), indptr.astype(np.int64)
+    C = np.ascontiguousarray(clip_thresholds, dtype=np.float64)
+    if C.shape != (p,):
+        raise ValueError(f"clip_thresholds must have shape ({p},), got {C.shape}")
+    if indices.dtype == np.int32:
+        transpose_csc[int32_t](data, indices, indptr, C, cols, col_ptr, rows, row_ptr)
+    else:
+        transpose_csc[int64_t](data, indices.astype(np.int64, copy=False),
+                               indptr.astype(np.int64, copy=False), C, cols, col_ptr,
+                               rows, row_ptr)
+    return cols, col_ptr, rows, row_ptr
 
 
 def block_size(Py_ssize_t p):
@@ -591,8 +639,9 @@ cdef class GreedyKernel:
     ----------
     X : canonical CSC matrix (n, p), float64
     y : ndarray of shape (n,)
-    kind : int
-        Datafit code (0 squared, 1 logistic).
+    loss : int
+        The datafit's kernel id (:func:`sparsedp._kernels.kernel_id`): SQUARED or
+        LOGISTIC; any other value raises ValueError.
     smoothness, clip_thresholds, step_sizes : ndarrays of shape (p,)
         M_j, C_j (``inf``: no clipping) and gamma_j.
     l1, l2 : float
@@ -601,7 +650,7 @@ cdef class GreedyKernel:
     selection : {"exponential", "laplace", "argmax"}
     selection_scale : float
         b, the scale of the selection noise on the scores.
-    value_noise : {"none", "grid", "raw_laplace", "raw_gaussian"}
+    gradient_release : {"none", "grid", "raw_laplace", "raw_gaussian"}
         ``"grid"``: the clipped coordinate gradient, summed afresh over column j
         (``G_j``, before the division by n), is released as ``g_j (rint(G_j /
         g_j) + K) / n`` with K from ``noise`` (:mod:`sparsedp._noise`);
@@ -623,9 +672,10 @@ cdef class GreedyKernel:
         ``max(nnz, p)`` entries (``inf``: never).
     """
     cdef readonly Py_ssize_t n, p
-    cdef int kind, rule, value_noise
+    cdef int loss, rule, gradient_release
     cdef double l1, l2
     cdef const ColEntry[::1] columns
+    cdef const ColEntry* column_base      # &columns[0] (NULL when X has no nonzero)
     cdef const int64_t[::1] col_ptr
     cdef const RowEntry[::1] rows
     cdef const int64_t[::1] row_ptr
@@ -635,46 +685,38 @@ cdef class GreedyKernel:
     cdef int64_t[::1] stamp, touched
     cdef Py_ssize_t touched_count
     cdef int64_t iteration, since_refresh, work, work_limit, refresh_every
-    cdef readonly NoisyMax tree
+    cdef readonly NoisyMax noisy_max
     cdef object generator
     cdef bitgen_t* rng
     cdef readonly int64_t n_refreshes
 
-    def __cinit__(self, X, y, int kind, smoothness, clip_thresholds, step_sizes,
+    def __cinit__(self, X, y, int loss, smoothness, clip_thresholds, step_sizes,
                   double l1, double l2, rule, selection, double selection_scale,
-                  value_noise, IntegerNoise noise, grid, inv_grid, value_scales,
+                  gradient_release, IntegerNoise noise, grid, inv_grid, value_scales,
                   generator, Py_ssize_t refresh_every=1000,
                   double refresh_work=4.0):
+        check_loss(loss)
         if rule not in RULES:
             raise ValueError(f"rule must be one of {sorted(RULES)}, got {rule!r}")
-        if value_noise not in VALUE_NOISES:
-            raise ValueError(f"value_noise must be one of {sorted(VALUE_NOISES)}, "
-                             f"got {value_noise!r}")
+        if gradient_release not in GRADIENT_RELEASES:
+            raise ValueError(f"gradient_release must be one of {sorted(GRADIENT_RELEASES)}, "
+                             f"got {gradient_release!r}")
         self.n, self.p = X.shape
-        self.kind, self.rule = kind, RULES[rule]
-        self.value_noise = VALUE_NOISES[value_noise]
+        self.loss, self.rule = loss, RULES[rule]
+        self.gradient_release = GRADIENT_RELEASES[gradient_release]
         self.l1, self.l2 = l1, l2
         M = np.ascontiguousarray(smoothness, dtype=np.float64)
         C = np.ascontiguousarray(clip_thresholds, dtype=np.float64)
-        cols = np.empty(X.nnz, dtype=[("value", "f8"), ("row", "i8")])
-        cols["value"], cols["row"] = X.data, X.indices
-        self.columns = cols
-        self.col_ptr = X.indptr.astype(np.int64)
-        Xr = X.tocsr()
-        Xr.sort_indices()
-        rows = np.empty(Xr.nnz, dtype=[("value", "f8"), ("clip", "f8"), ("col", "i8")])
-        rows["value"], rows["col"] = Xr.data, Xr.indices
-        rows["clip"] = C[Xr.indices]
-        self.rows = rows
-        self.row_ptr = Xr.indptr.astype(np.int64)
+        self.columns, self.col_ptr, self.rows, self.row_ptr = entries(X, C)
+        self.column_base = &self.columns[0] if X.nnz else NULL
         self.y = np.ascontiguousarray(y, dtype=np.float64)
         self.M = M
         self.inv_sqrt_M = np.divide(1.0, np.sqrt(M), out=np.zeros_like(M), where=M > 0)
         self.C = C
         self.step = np.ascontiguousarray(step_sizes, dtype=np.float64)
         self.value_scale = np.ascontiguousarray(value_scales, dtype=np.float64)
-        if self.value_noise == GRID_NOISE and noise is None:
-            raise ValueError("value_noise='grid' needs an IntegerNoise")
+        if self.gradient_release == GRID_NOISE and noise is None:
+            raise ValueError("gradient_release='grid' needs an IntegerNoise")
         self.noise = noise
         self.grid = np.ascontiguousarray(grid, dtype=np.float64)
         self.inv_grid = np.ascontiguousarray(inv_grid, dtype=np.float64)
@@ -697,12 +739,11 @@ cdef class GreedyKernel:
         self.work_limit = <int64_t> limit if limit < 2.0 ** 62 else 2 ** 62
         self.recompute()
         scores = np.array([self.score(k) for k in range(self.p)])
-        self.tree = NoisyMax(scores, selection_scale, selection, generator)
+        self.noisy_max = NoisyMax(scores, selection_scale, selection, generator)
 
     cdef void recompute(self) noexcept nogil:
         """Margins, derivatives and the clipped gradient from scratch."""
         cdef Py_ssize_t i, j, q
-        cdef double g
         for i in range(self.n):
             self.margin[i] = 0.0
         for j in range(self.p):
@@ -710,15 +751,17 @@ cdef class GreedyKernel:
                 for q in range(self.col_ptr[j], self.col_ptr[j + 1]):
                     self.margin[self.columns[q].row] += self.w[j] * self.columns[q].value
         for i in range(self.n):
-            self.deriv[i] = loss_derivative(self.kind, self.margin[i], self.y[i])
+            self.deriv[i] = loss_derivative(self.loss, self.margin[i], self.y[i])
         for j in range(self.p):
-            g = 0.0
-            for q in range(self.col_ptr[j], self.col_ptr[j + 1]):
-                g += clip(self.columns[q].value * self.deriv[self.columns[q].row],
-                          self.C[j])
-            self.G[j] = g
+            self.G[j] = self.column_clipped_gradient(j, &self.deriv[0])
         self.since_refresh = 0
         self.work = 0
+
+    cdef inline double column_clipped_gradient(self, Py_ssize_t j,
+                                               const double* deriv) noexcept nogil:
+        """``G_j = sum_i clip(X_ij deriv_i, C_j)`` summed afresh over column j."""
+        return clipped_gradient(self.column_base + self.col_ptr[j],
+                                self.col_ptr[j + 1] - self.col_ptr[j], deriv, self.C[j])
 
     cdef inline double prox_move(self, Py_ssize_t k, double g, double step) noexcept nogil:
         """prox_{step psi_k}(w_k - step g) - w_k."""
@@ -733,14 +776,8 @@ cdef class GreedyKernel:
         cdef double g = self.G[k] / self.n, wk = self.w[k], m = self.M[k], d, h
         if m <= 0.0:
             return 0.0
-        if self.rule == GS_S:  # distance of -grad to the subdifferential
-            g += self.l2 * wk
-            if wk != 0.0:
-                d = fabs(g + (self.l1 if wk > 0 else -self.l1))
-            else:
-                d = fabs(g) - self.l1
-                d = d if d > 0.0 else 0.0
-            return d * self.inv_sqrt_M[k]
+        if self.rule == GS_S:
+            return subdiff_distance(wk, g, self.l1, self.l2) * self.inv_sqrt_M[k]
         d = self.prox_move(k, g, 1.0 / m)
         if self.rule == GS_R:  # sqrt(M_k) |prox step|
             return m * fabs(d) * self.inv_sqrt_M[k]
@@ -766,7 +803,7 @@ cdef class GreedyKernel:
         for q in range(self.col_ptr[j], self.col_ptr[j + 1]):
             i = self.columns[q].row
             self.margin[i] += delta * self.columns[q].value
-            d_new = loss_derivative(self.kind, self.margin[i], self.y[i])
+            d_new = loss_derivative(self.loss, self.margin[i], self.y[i])
             d_old = self.deriv[i]
             if d_new == d_old:
                 continue
@@ -778,30 +815,31 @@ cdef class GreedyKernel:
             self.work += self.row_ptr[i + 1] - self.row_ptr[i]
 
     cdef double release(self, Py_ssize_t j) noexcept nogil:
-        """The noisy coordinate gradient of coordinate j (see ``value_noise``).
+        """The noisy coordinate gradient of coordinate j (see ``gradient_release``).
 
         On the grid, ``G_j`` is summed afresh over column j in CSC order (the
         incrementally kept ``G_j`` has rounding drift): its floating-point
         sensitivity is that of one sum of at most n clipped terms.
         """
-        cdef Py_ssize_t q
         cdef double g, s = self.value_scale[j]
-        if self.value_noise == GRID_NOISE:
-            g = 0.0
-            for q in range(self.col_ptr[j], self.col_ptr[j + 1]):
-                g += clip(self.columns[q].value * self.deriv[self.columns[q].row], self.C[j])
+        if self.gradient_release == GRID_NOISE:
+            g = self.column_clipped_gradient(j, &self.deriv[0])
             return grid_release(g, self.inv_grid[j], self.grid[j],
                                 noise_draw(&self.noise.table, self.rng)
                                 + self.noise.table.shift) / self.n
         g = self.G[j] / self.n
-        if self.value_noise == RAW_LAPLACE_NOISE and s > 0.0:
+        if self.gradient_release == RAW_LAPLACE_NOISE and s > 0.0:
             g += random_laplace(self.rng, 0.0, s)
-        elif self.value_noise == RAW_GAUSSIAN_NOISE and s > 0.0:
+        elif self.gradient_release == RAW_GAUSSIAN_NOISE and s > 0.0:
             g += s * random_standard_normal(self.rng)
         return g
 
     def run(self, Py_ssize_t n_iter):
         """Run ``n_iter`` iterations in place.
+
+        Checks for signals every few milliseconds of work: Ctrl-C raises
+        KeyboardInterrupt between two iterations (the state consistent, the
+        selections and releases of the interrupted call discarded).
 
         Returns
         -------
@@ -814,11 +852,18 @@ cdef class GreedyKernel:
         released = np.empty(n_iter)
         cdef int64_t[::1] sel = selected
         cdef double[::1] rel = released
-        cdef Py_ssize_t t, j, i, k
+        cdef Py_ssize_t t, j, i, k, ticks = 0
         cdef double g, delta
+        cdef int64_t work_before
         with self.generator.bit_generator.lock, nogil:
             for t in range(n_iter):
-                j = self.tree.sample()
+                # a draw scans the block sums and a block; a refresh all nonzeros
+                ticks += self.noisy_max.n_blocks + self.noisy_max.block
+                if ticks >= SIGNAL_CHECK_WORK:
+                    ticks = 0
+                    check_signals()
+                work_before = self.work
+                j = self.noisy_max.sample()
                 g = self.release(j)
                 sel[t], rel[t] = j, g
                 self.iteration += 1
@@ -827,16 +872,18 @@ cdef class GreedyKernel:
                 if delta != 0.0:
                     self.move(j, delta)
                 self.since_refresh += 1
+                ticks += self.work - work_before + self.touched_count
                 if self.since_refresh >= self.refresh_every or self.work > self.work_limit:
+                    ticks += self.col_ptr[self.p] + self.p
                     self.recompute()
                     self.n_refreshes += 1
                     for k in range(self.p):
-                        self.tree.set_score(k, self.score(k))
+                        self.noisy_max.set_score(k, self.score(k))
                 else:
                     for i in range(self.touched_count):
                         k = self.touched[i]
-                        self.tree.set_score(k, self.score(k))
-                self.tree.flush()
+                        self.noisy_max.set_score(k, self.score(k))
+                self.noisy_max.flush()
         return selected, released
 
     def reset(self, coef):
@@ -848,8 +895,8 @@ cdef class GreedyKernel:
         np.asarray(self.w)[:] = coef
         self.recompute()
         for k in range(self.p):
-            self.tree.set_score(k, self.score(k))
-        self.tree.flush()
+            self.noisy_max.set_score(k, self.score(k))
+        self.noisy_max.flush()
 
     def scores(self):
         """The current score of every coordinate (recomputed from the state)."""
@@ -858,15 +905,12 @@ cdef class GreedyKernel:
     def exact_gradient(self):
         """``(1/n) sum_i clip(X_ik loss'(z_i, y_i), C_k)`` from scratch (for tests)."""
         G = np.empty(self.p)
-        cdef Py_ssize_t j, q
-        cdef double g
+        cdef double[::1] fresh = np.empty(max(self.n, 1))
+        cdef Py_ssize_t i, j
+        for i in range(self.n):
+            fresh[i] = loss_derivative(self.loss, self.margin[i], self.y[i])
         for j in range(self.p):
-            g = 0.0
-            for q in range(self.col_ptr[j], self.col_ptr[j + 1]):
-                g += clip(self.columns[q].value * loss_derivative(
-                    self.kind, self.margin[self.columns[q].row],
-                    self.y[self.columns[q].row]), self.C[j])
-            G[j] = g
+            G[j] = self.column_clipped_gradient(j, &fresh[0])
         return G / self.n
 
     @property

@@ -43,10 +43,13 @@ import numpy as np
 
 from libc.math cimport INFINITY
 
-from ._core cimport LOGISTIC, clip, loss_derivative, prox_elastic_net, sigmoid_neg_fill
+from ._core cimport (
+    LOGISTIC, NarrowNonzero, WideNonzero, nonzero_t, check_loss, clipped_gradient,
+    loss_derivative, prox_elastic_net, sigmoid_neg_fill, SIGNAL_CHECK_WORK, check_signals,
+)
 from ._noise cimport IntegerNoise, grid_release, noise_fill
 from ._random cimport generator_bitgen, standard_normal_fill, uniform_index_fill
-from ._validation import check_csc_structure
+from .._validation import check_csc_structure
 
 cdef extern from "numpy/random/distributions.h":
     # Generator.integers(0, high + 1) draws one with exactly this call (Lemire's method)
@@ -76,21 +79,6 @@ cdef packed struct Header:
     int64_t nnz      # number of nonzeros following the header
 
 
-cdef packed struct NarrowNonzero:  # at most 65,536 samples
-    double value
-    uint16_t row
-
-
-cdef packed struct WideNonzero:
-    double value
-    int32_t row
-
-
-ctypedef fused nonzero_t:
-    NarrowNonzero
-    WideNonzero
-
-
 MAX_NARROW_SAMPLES = 1 << 16
 
 cdef enum:
@@ -101,17 +89,7 @@ cdef enum:
 NOISE_MODES = {"none": NO_NOISE, "grid": GRID_NOISE, "raw": RAW_NOISE}
 
 
-cdef inline double clipped_gradient(const nonzero_t* nz, int64_t m, const double* deriv,
-                                    double c) noexcept nogil:
-    """sum over the column's nonzeros of clip(X_ij loss'(z_i, y_i), c), from the cache."""
-    cdef int64_t q
-    cdef double g = 0.0
-    for q in range(m):
-        g += clip(nz[q].value * deriv[nz[q].row], c)
-    return g
-
-
-cdef inline void move_margin(int kind, const nonzero_t* nz, int64_t m, double delta,
+cdef inline void move_margin(int loss, const nonzero_t* nz, int64_t m, double delta,
                              double* margin, double* deriv, const double* y) noexcept nogil:
     """margin += delta X_j and the derivative cache after it, over the column's nonzeros.
 
@@ -122,11 +100,11 @@ cdef inline void move_margin(int kind, const nonzero_t* nz, int64_t m, double de
     cdef int64_t q, start, count
     cdef Py_ssize_t row
     cdef double buf[CHUNK]
-    if kind != LOGISTIC:
+    if loss != LOGISTIC:
         for q in range(m):
             row = nz[q].row
             margin[row] += delta * nz[q].value
-            deriv[row] = loss_derivative(kind, margin[row], y[row])
+            deriv[row] = loss_derivative(loss, margin[row], y[row])
         return
     start = 0
     while start < m:
@@ -162,8 +140,7 @@ cdef class CoordinateBlocks:
     nnz) followed by column j's nonzeros as packed (value, row) pairs in CSC
     order (:attr:`nonzero_dtype`): 10 bytes with uint16 rows when X has at most
     65,536 rows (``narrow_rows``), 12 with int32 rows otherwise (random access
-    costs its cache misses: the smaller blocks take 14% less memory and make a
-    sparse-iterate pass 0-4% faster on the dorothea-shaped problem).
+    costs its cache misses: smaller blocks, fewer lines).
     ``offsets[p]`` is the total size; the buffer is 64-byte aligned.  ``buffer``
     and ``offsets`` are copies: the kernel trusts the layout, so Python code
     never writes to it (theta: :meth:`set_theta`; the average:
@@ -433,7 +410,7 @@ cdef class RandomStreams:
 
 
 def dp_cd_steps(
-    int kind,
+    int loss,
     CoordinateBlocks blocks not None,
     const double[::1] y,
     double[::1] margin,
@@ -453,8 +430,9 @@ def dp_cd_steps(
 
     Parameters
     ----------
-    kind : int
-        Datafit code (0 squared, 1 logistic).
+    loss : int
+        The datafit's kernel id (:func:`sparsedp._kernels.kernel_id`): SQUARED or
+        LOGISTIC; any other value raises ValueError.
     blocks : CoordinateBlocks
         Per-coordinate parameters, ``theta`` and columns; ``theta`` updated in place.
     y : labels.
@@ -483,6 +461,10 @@ def dp_cd_steps(
         False runs without clipping the per-sample terms (the planted bug
         ``"no_clipping"``: the grid and the noise still assume C_j).
 
+    Checks for signals every few milliseconds of work (between batches of
+    steps): Ctrl-C raises KeyboardInterrupt, the blocks, margins and streams left
+    as after the last whole batch.
+
     Returns
     -------
     n_moves : int
@@ -492,7 +474,7 @@ def dp_cd_steps(
     cdef double n = margin.shape[0]
     cdef int mode = NOISE_MODES[noise]
     cdef double clip_j
-    cdef Py_ssize_t k, b, pos, size, done = 0, n_moves = 0
+    cdef Py_ssize_t k, b, pos, size, done = 0, n_moves = 0, work = 0
     cdef int64_t j
     cdef int64_t* ring = streams.indices
     cdef const char* base = blocks.base
@@ -503,6 +485,7 @@ def dp_cd_steps(
     cdef double* margin_
     cdef double* deriv_
     cdef double grad, old, new, delta, inv_n = 1.0 / n
+    check_loss(loss)
     if <uint64_t> p != streams.p:
         raise ValueError(f"streams were made for {streams.p} features, "
                          f"blocks hold {p}")
@@ -534,6 +517,7 @@ def dp_cd_steps(
                 prefetch_block(base + offset[j], base + offset[j + 1])
                 j = ring[b]
                 h = blocks.header(j)
+                work += h.nnz
                 clip_j = h.clip if clip_terms else INFINITY
                 if narrow:
                     grad = clipped_gradient(<const NarrowNonzero*> (h + 1), h.nnz, deriv_, clip_j)
@@ -553,10 +537,10 @@ def dp_cd_steps(
                     continue
                 delta = new - old
                 if narrow:
-                    move_margin(kind, <const NarrowNonzero*> (h + 1), h.nnz, delta,
+                    move_margin(loss, <const NarrowNonzero*> (h + 1), h.nnz, delta,
                                 margin_, deriv_, y_)
                 else:
-                    move_margin(kind, <const WideNonzero*> (h + 1), h.nnz, delta,
+                    move_margin(loss, <const WideNonzero*> (h + 1), h.nnz, delta,
                                 margin_, deriv_, y_)
                 if averaging:
                     # old held for the iterates stamp .. k; new from k + 1 on
@@ -567,4 +551,8 @@ def dp_cd_steps(
                 n_moves += 1
             done += size
             streams.consumed_until(pos + size)
+            work += size
+            if work >= SIGNAL_CHECK_WORK:
+                work = 0
+                check_signals()
     return n_moves

@@ -1,43 +1,63 @@
-# Shared nogil primitives of every sparsedp kernel: datafits on the margin,
-# separable penalties, and the two CSC column operations (gradient, margin update).
+# The maths every sparsedp kernel shares, written once: datafits on the margin,
+# the separable penalty (prox, value, subdifferential distance), the clipped
+# coordinate gradient, the CSC column operations, and the check for Ctrl-C.
 #
-# A solver kernel is "datafit + penalty + selection rule": the datafit is an
-# integer code dispatched inside these inline functions (the branch is
-# loop-invariant, so the compiler hoists it), the penalty is always the
-# separable elastic net  l1 * |w_j| + l2_j / 2 * w_j^2, which covers none, L1,
-# L2 and elastic net without one kernel per combination.
+# A solver kernel is "datafit + penalty + selection rule": the datafit is its
+# declared kernel id (KernelId below, sparsedp._kernels.kernel_id in Python),
+# checked at the kernel's entry and branched on inside these inline functions
+# (the branch is loop-invariant, so the compiler hoists it); the penalty is the
+# separable elastic net  l1 * |w_j| + l2 / 2 * w_j^2 (KernelId.ELASTIC_NET),
+# which covers none, L1, L2 and elastic net without one kernel per combination.
 #
 # The column operations take raw pointers (the callers own typed memoryviews):
 # no reference counting per call in the hot loops.
 
-from libc.math cimport copysign, exp, log1p, fabs, INFINITY
-from libc.stdint cimport int32_t, int64_t
+from libc.math cimport copysign, exp, fabs
+from cpython.exc cimport PyErr_CheckSignals
+from libc.stdint cimport int32_t, int64_t, uint16_t
 
 ctypedef fused index_t:
     int32_t
     int64_t
 
-cdef enum:
+# The values of sparsedp._kernels.KernelId (Python): what a datafit or a penalty
+# declares as its kernel_id.
+cdef enum KernelId:
     SQUARED = 0
     LOGISTIC = 1
+    ELASTIC_NET = 2
 
 
-cdef inline double loss_value(int kind, double z, double y) noexcept nogil:
-    """Per-sample loss at margin z."""
-    cdef double t
-    if kind == SQUARED:
-        return (z - y) * (z - y)
-    t = -y * z
-    if t > 0:
-        return t + log1p(exp(-t)) if t < 700.0 else t
-    return log1p(exp(t)) if t > -700.0 else 0.0
+cdef inline int check_loss(int loss) except -1:
+    """Raise ValueError unless ``loss`` is a loss kernel id (at a kernel's entry:
+    the nogil functions below trust it)."""
+    if loss != SQUARED and loss != LOGISTIC:
+        raise ValueError(f"unknown loss kernel id {loss}: expected "
+                         f"{<int> SQUARED} (squared) or {<int> LOGISTIC} (logistic)")
+    return 0
 
 
-cdef inline double loss_derivative(int kind, double z, double y) noexcept nogil:
+# Ctrl-C in a nogil loop: a kernel counts its work (nonzeros and coordinates
+# visited) and, every SIGNAL_CHECK_WORK units (milliseconds of work), takes the
+# GIL to run Python's signal handlers; KeyboardInterrupt then propagates out of
+# the kernel, with the generators' locks released by their ``with`` blocks.
+cdef enum:
+    SIGNAL_CHECK_WORK = 1 << 22
+
+
+cdef inline int check_signals() except -1 nogil:
+    """Raise the exception of a pending signal (KeyboardInterrupt for Ctrl-C)."""
+    with gil:
+        PyErr_CheckSignals()
+    return 0
+
+
+cdef inline double loss_derivative(int loss, double z, double y) noexcept nogil:
     """Derivative of the per-sample loss in the margin z."""
     cdef double a, e, s, t
-    if kind == SQUARED:
+    if loss == SQUARED:
         return 2.0 * (z - y)
+    # LOGISTIC (checked at the kernel's entry):
     # -y * sigmoid(-y z) from e = exp(-|y z|) <= 1 (no overflow), without a
     # branch on the sign of y z (data-dependent: mispredicted half the time).
     # Beyond |y z| = 700 the exponential would underflow (below 1e-304, through
@@ -62,9 +82,9 @@ cdef extern from *:
        (truncation below 1e-17) and 2^k written into the exponent bits; then
        e / (1 + e) for t > 0, 1 / (1 + e) otherwise, as loss_derivative. */
     #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__GLIBC__)
-    /* an AVX2 copy chosen at load time where the CPU has it (4 lanes instead of 2:
-       -14% a logistic moving DP-CD pass); no FMA contraction under -std=c11, so
-       both copies round alike and return the same bits */
+    /* an AVX2 copy chosen at load time where the CPU has it (4 lanes instead of 2);
+       no FMA contraction under -std=c11, so both copies round alike and return
+       the same bits */
     __attribute__((target_clones("avx2", "default"), unused))
     #endif
     static void sparsedp_sigmoid_neg_fill(const double* t, double* out, int64_t m) {
@@ -106,8 +126,8 @@ cdef extern from *:
 cdef inline double clip(double x, double c) noexcept nogil:
     """Clip x to [-c, c] (c = INFINITY: no clipping).
 
-    Written as two selects that compile to minsd/maxsd (branch-free): the sign of a clipped term is data-dependent and
-    a branch on it is mispredicted half the time.
+    Two selects that compile to minsd/maxsd (branch-free): the sign of a clipped
+    term is data-dependent, and a branch on it would be mispredicted half the time.
     """
     cdef double t = x if x < c else c
     return t if t > -c else -c
@@ -116,10 +136,10 @@ cdef inline double clip(double x, double c) noexcept nogil:
 cdef inline double soft_threshold(double x, double t) noexcept nogil:
     """x - t if x > t, x + t if x < -t, 0 otherwise (t >= 0), branch-free.
 
-    When noise moves most coordinates the sign of x is random, and branches on it
-    were mispredicted half the time (squared moving DP-CD passes: -13% without
-    them).  Bit for bit the branchy form: rounding is symmetric in sign, so
-    fl(|x| - t) = |fl(x -+ t)|; ``+ 0.0`` turns a zero's sign to +.
+    When noise moves most coordinates the sign of x is random, and a branch on it
+    would be mispredicted half the time.  Bit for bit the branchy form: rounding
+    is symmetric in sign, so fl(|x| - t) = |fl(x -+ t)|; ``+ 0.0`` turns a zero's
+    sign to +.
     """
     cdef double a = fabs(x) - t
     return copysign(a if a > 0.0 else 0.0, x) + 0.0
@@ -132,36 +152,80 @@ cdef inline double prox_elastic_net(double x, double step, double l1,
 
 
 cdef inline double penalty_value(double w, double l1, double l2) noexcept nogil:
-    return l1 * fabs(w) + 0.5 * l2 * w * w
+    """l1 |w| + l2/2 w^2, without 0 * inf when a strength is 0 and |w| is huge."""
+    cdef double v = l1 * fabs(w) if l1 != 0.0 else 0.0
+    return v + 0.5 * l2 * w * w if l2 != 0.0 else v
+
+
+cdef inline double subdiff_distance(double w, double grad, double l1,
+                                    double l2) noexcept nogil:
+    """Distance of ``-grad`` to the subdifferential of l1 |.| + l2/2 .^2 at w.
+
+    Zero exactly where the coordinate is optimal (the KKT violation of the exact
+    solver, the GS-s score of DP-GCD).
+    """
+    cdef double smooth = grad + l2 * w, d
+    if w > 0.0:
+        return fabs(smooth + l1)
+    if w < 0.0:
+        return fabs(smooth - l1)
+    d = fabs(smooth) - l1
+    return d if d > 0.0 else 0.0
+
+
+# A column's nonzeros as (value, row) records, in CSC order: the kernels' layouts.
+cdef packed struct NarrowNonzero:  # DP-CD, at most 65,536 samples
+    double value
+    uint16_t row
+
+
+cdef packed struct WideNonzero:    # DP-CD
+    double value
+    int32_t row
+
+
+cdef packed struct ColEntry:       # DP-GCD
+    double value
+    int64_t row
+
+
+ctypedef fused nonzero_t:
+    NarrowNonzero
+    WideNonzero
+    ColEntry
+
+
+cdef inline double clipped_gradient(const nonzero_t* nz, int64_t m, const double* deriv,
+                                    double c) noexcept nogil:
+    """sum over a column's m nonzeros of clip(X_ij loss'(z_i, y_i), c), the
+    derivatives read from the cache ``deriv`` (c = INFINITY: no clipping).
+
+    Not divided by n: the clipped coordinate gradient of DP-CD and DP-GCD, the
+    value whose sensitivity (2 c) the releases are calibrated to.
+    """
+    cdef int64_t q
+    cdef double g = 0.0
+    for q in range(m):
+        g += clip(nz[q].value * deriv[nz[q].row], c)
+    return g
 
 
 cdef inline double column_gradient(
-    int kind,
+    int loss,
     const double* data,
     const index_t* indices,
     Py_ssize_t start,
     Py_ssize_t end,
     const double* margin,
     const double* y,
-    double clip_at,
 ) noexcept nogil:
-    """Sum over the column's nonzeros of clip(X_ij * loss'(z_i, y_i), clip_at).
-
-    Not divided by n. With ``clip_at = INFINITY`` it is the plain (unnormalised)
-    coordinate gradient; otherwise every per-sample term is clipped, as the
-    coordinate-wise clipping of DP-CD / DP-GCD requires.
-    """
+    """sum over the column's nonzeros of X_ij loss'(z_i, y_i) (not divided by n)."""
     cdef Py_ssize_t k
     cdef index_t i
     cdef double g = 0.0
-    if clip_at == INFINITY:
-        for k in range(start, end):
-            i = indices[k]
-            g += data[k] * loss_derivative(kind, margin[i], y[i])
-    else:
-        for k in range(start, end):
-            i = indices[k]
-            g += clip(data[k] * loss_derivative(kind, margin[i], y[i]), clip_at)
+    for k in range(start, end):
+        i = indices[k]
+        g += data[k] * loss_derivative(loss, margin[i], y[i])
     return g
 
 
@@ -177,4 +241,3 @@ cdef inline void update_margin(
     cdef Py_ssize_t k
     for k in range(start, end):
         margin[indices[k]] += delta * data[k]
-

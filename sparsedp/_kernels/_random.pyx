@@ -47,9 +47,8 @@ cdef bitgen_t* generator_bitgen(object generator) except NULL:
 # it as layer = r & 0xff, sign = bit 8, a = the next 52 bits; if a < K[layer]
 # (about 99% of draws) it returns +-a * W[layer], otherwise it rejects into the
 # wedge and tail tests, which draw more.  Called through numpy's library, that
-# common case costs a function call and a mispredicted branch on the sign: about
-# 12 ns a normal here, against 4-5 ns inlined with the sign folded into a signed
-# table.  So :func:`standard_normal_fill` does the common case itself and hands
+# common case costs a function call and a mispredicted branch on the sign, both
+# avoided inline with the sign folded into a signed table.  So :func:`standard_normal_fill` does the common case itself and hands
 # every other word to numpy's own ``random_standard_normal`` through a bit
 # generator that replays the word first (numpy then takes exactly the path it
 # would have taken, drawing from the same stream): the draws are numpy's, bit
@@ -194,7 +193,7 @@ cdef void uniform_index_fill(bitgen_t* rng, uint64_t high, Py_ssize_t count,
     For ``2 <= high < 2**32`` numpy draws each as Lemire's method on one 32-bit
     word x (``m = x * high``; accept unless ``m mod 2**32 < 2**32 mod high``;
     return ``m >> 32``), through a library call per draw; inlined here, the same
-    words give the same integers (about 2.3 ns a draw instead of 3.3).  Other
+    words give the same integers, without the call.  Other
     ``high`` go through numpy's own fill.
     """
     cdef Py_ssize_t k

@@ -75,7 +75,11 @@ cdef extern from *:
 
 NOISE_ETA = 2.0 ** -40          # the largest eta a table may have (checked at build)
 GRID_POINTS = 1024              # S: grid points per sensitivity (a power of two)
-MIN_SCALE = 1024.0              # t or b in grid units is at least this (S is raised)
+# t or b in grid units is at least this (grid_scale raises S until it is).  Below
+# about 6,000 the last body cell of some Gaussian tables holds too little mass to
+# be quantised within NOISE_ETA ("noise table too coarse", first at t = 1121);
+# none fails from 8192 to 2**40 (tests/test_noise.py sweeps it).
+MIN_SCALE = 8192.0
 GAUSSIAN_BODY = 4.5             # K_T = ceil(4.5 t): cells below, geometric tail beyond
 LAPLACE_BODY = 12.0             # K_T = ceil(12 b)
 BASE_CELLS = 400                # body cells of (at least) 1/400 of the body

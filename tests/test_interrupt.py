@@ -1,0 +1,77 @@
+"""Ctrl-C interrupts the long nogil kernels (DP-CD, exact CD epochs, DP-GCD).
+
+Each case runs in its own process: it prints "ready" just before the long call,
+receives SIGINT one second later and must exit with KeyboardInterrupt within
+``LIMIT`` seconds (without the checks it would run for hours).
+"""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+LIMIT = 10.0
+
+SETUP = """
+import numpy as np, scipy.sparse as sp, sys, warnings
+warnings.simplefilter("ignore")
+rng = np.random.default_rng(0)
+X = sp.random(50, 40, density=0.3, format="csc", rng=rng)
+y = np.where(rng.random(50) < 0.5, -1.0, 1.0)
+"""
+
+CASES = {
+    "dp_cd": """
+from sparsedp.datafits import Logistic
+from sparsedp.solvers import dp_cd
+print("ready", flush=True)
+dp_cd(X, y, Logistic(), epsilon=1.0, delta=1e-5, passes=1e8, clip=1.0,
+      smoothness=np.full(40, 0.25), random_state=0)
+""",
+    "cd_epochs": """
+from sparsedp._kernels import kernel_id
+from sparsedp._kernels._cd_fast import cd_epochs
+from sparsedp.datafits import Logistic
+w, z = np.zeros(40), np.zeros(50)
+print("ready", flush=True)
+cd_epochs(kernel_id(Logistic()), X.data, X.indices, X.indptr, y, w, z,
+          np.full(40, 1.0), 0.0, 0.0, 10**12)
+""",
+    "dp_gcd": """
+from sparsedp._kernels import kernel_id
+from sparsedp._kernels._dp_gcd_fast import GreedyKernel
+from sparsedp.datafits import Logistic
+p = 40
+ones, zeros = np.ones(p), np.zeros(p)
+kernel = GreedyKernel(X, y, kernel_id(Logistic()), ones, ones, ones, 0.0, 0.0, "gs-r",
+                      "exponential", 1.0, "raw_laplace", None, zeros, zeros, ones * 0.1,
+                      np.random.default_rng(0))
+print("ready", flush=True)
+kernel.run(10**8)
+""",
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_ctrl_c_interrupts_the_kernel_with_keyboard_interrupt(case):
+    code = textwrap.dedent(SETUP) + textwrap.dedent(CASES[case])
+    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
+        time.sleep(1.0)
+        assert proc.poll() is None, "the run ended before the signal: make it longer"
+        sent = time.monotonic()
+        os.kill(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=LIMIT)
+        elapsed = time.monotonic() - sent
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert "KeyboardInterrupt" in err, err[-2000:]
+    assert proc.returncode != 0
+    assert elapsed < LIMIT
