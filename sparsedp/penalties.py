@@ -9,22 +9,17 @@ gives its value, the proximal operator of a coordinate, the distance of
 ``-gradient`` to the subdifferential (the GS-s score) and the optimal value of
 the one-dimensional GS-q model, all vectorised over coordinates.
 """
-import numbers
-
 import numpy as np
 
 from ._kernels import KernelId
+from ._validation import check_real
 
 __all__ = ["L1", "L2", "ElasticNet", "as_penalty"]
 
 
-def _check_strength(name, value):
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
-    value = float(value)
-    if not np.isfinite(value) or value < 0:
-        raise ValueError(f"{name} must be finite and non-negative, got {value}")
-    return value
+def _strength(value, name):
+    """A penalty strength: a finite real ``>= 0``."""
+    return check_real(value, name, include_low=True)
 
 
 class _SeparableElasticNet:
@@ -90,6 +85,11 @@ class _SeparableElasticNet:
     def __hash__(self):
         return hash((self.l1, self.l2))
 
+    def __repr__(self):
+        params = [f"{name}={getattr(self, name)!r}" for name in ("alpha", "l1_ratio")
+                  if name in vars(self)]
+        return f"{type(self).__name__}({', '.join(params)})"
+
 
 class _NoPenalty(_SeparableElasticNet):
     """No penalty (what ``penalty=None`` means)."""
@@ -106,11 +106,7 @@ class L1(_SeparableElasticNet):
     kernel_id = KernelId.ELASTIC_NET
 
     def __init__(self, alpha):
-        self.alpha = _check_strength("alpha", alpha)
-        self.l1 = self.alpha
-
-    def __repr__(self):
-        return f"L1(alpha={self.alpha!r})"
+        self.alpha = self.l1 = _strength(alpha, "alpha")
 
 
 class L2(_SeparableElasticNet):
@@ -119,11 +115,7 @@ class L2(_SeparableElasticNet):
     kernel_id = KernelId.ELASTIC_NET
 
     def __init__(self, alpha):
-        self.alpha = _check_strength("alpha", alpha)
-        self.l2 = self.alpha
-
-    def __repr__(self):
-        return f"L2(alpha={self.alpha!r})"
+        self.alpha = self.l2 = _strength(alpha, "alpha")
 
 
 class ElasticNet(_SeparableElasticNet):
@@ -132,16 +124,11 @@ class ElasticNet(_SeparableElasticNet):
     kernel_id = KernelId.ELASTIC_NET
 
     def __init__(self, alpha, l1_ratio=0.5):
-        self.alpha = _check_strength("alpha", alpha)
-        l1_ratio = _check_strength("l1_ratio", l1_ratio)
-        if l1_ratio > 1:
-            raise ValueError(f"l1_ratio must be in [0, 1], got {l1_ratio}")
-        self.l1_ratio = l1_ratio
-        self.l1 = self.alpha * l1_ratio
-        self.l2 = self.alpha * (1.0 - l1_ratio)
-
-    def __repr__(self):
-        return f"ElasticNet(alpha={self.alpha!r}, l1_ratio={self.l1_ratio!r})"
+        self.alpha = _strength(alpha, "alpha")
+        self.l1_ratio = check_real(l1_ratio, "l1_ratio", include_low=True, high=1.0,
+                                   include_high=True)
+        self.l1 = self.alpha * self.l1_ratio
+        self.l2 = self.alpha * (1.0 - self.l1_ratio)
 
 
 def as_penalty(penalty):

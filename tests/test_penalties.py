@@ -67,10 +67,12 @@ def test_penalty_values_follow_the_api_contract():
 
 @pytest.mark.parametrize("make", [L1, L2, lambda a: ElasticNet(a, 0.5)])
 def test_negative_or_nonfinite_strength_is_rejected(make):
-    with pytest.raises(ValueError, match="alpha must be finite and non-negative"):
+    with pytest.raises(ValueError, match=r"alpha == -0.1, must be >= 0"):
         make(-0.1)
-    with pytest.raises(ValueError, match="alpha must be finite and non-negative"):
+    with pytest.raises(ValueError, match="alpha must be a number, got nan"):
         make(np.nan)
+    with pytest.raises(ValueError, match="alpha must be finite"):
+        make(np.inf)
 
 
 def test_bad_l1_ratio_and_types():

@@ -75,7 +75,7 @@ def advanced_log_delta(epsilon, sum_sq, sum_lin):
         return -math.inf
     if not epsilon > sum_lin or math.isinf(sum_sq):
         return 0.0
-    gap = epsilon - sum_lin
+    gap = float(epsilon) - float(sum_lin)  # Python floats: inf past 1e154, no warning
     return -(gap * gap) / (2.0 * sum_sq)
 
 
