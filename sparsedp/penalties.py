@@ -71,12 +71,15 @@ class _SeparableElasticNet:
         grad = np.asarray(grad, dtype=float)
         lipschitz = np.asarray(lipschitz, dtype=float)
         d = self.prox_step(w, grad, 1.0 / lipschitz)
-        return (grad * d + 0.5 * lipschitz * d * d
-                + self._coord_value(w + d) - self._coord_value(w))
-
-    def _coord_value(self, w):
-        value = self.l1 * np.abs(w) if self.l1 else np.zeros_like(w)
-        return value + 0.5 * self.l2 * w * w if self.l2 else value
+        with np.errstate(over="ignore", invalid="ignore"):
+            # pen(w + d) - pen(w) term by term (no 0 * inf)
+            change = self.l1 * (np.abs(w + d) - np.abs(w)) if self.l1 else np.zeros_like(w)
+            if self.l2:
+                change = change + 0.5 * self.l2 * d * (2.0 * w + d)
+            value = grad * d + 0.5 * lipschitz * d * d + change
+        # The model is lipschitz-strongly convex with minimiser d and value 0 at 0, so its
+        # minimum is at most -lipschitz d^2 / 2: where the terms overflow, it is -inf.
+        return np.where(np.isnan(value), -np.inf, value)
 
     def __eq__(self, other):
         return (isinstance(other, _SeparableElasticNet)

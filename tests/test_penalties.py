@@ -134,3 +134,20 @@ def test_penalty_value_is_scale_safe(pen, expected):
         assert pen.value(w) == pytest.approx(expected, rel=1e-12)
     if np.isfinite(expected):  # the per-coordinate values of the GS-q model too
         assert not np.isnan(pen.gsq_value(w, np.zeros(2), np.ones(2))).any()
+
+
+def test_gsq_value_at_huge_coefficients_is_not_nan():
+    """At |w| ~ 1e200 the GS-q model's terms overflow; its minimum (<= -M d^2 / 2) is -inf,
+    and where nothing overflows the value is unchanged."""
+    w = np.array([1e200, 1.0, 0.0])
+    grad = np.array([1.0, 0.5, -3.0])
+    lip = np.array([1.0, 1.0, 2.0])
+    for pen in (L2(0.1), ElasticNet(0.1, 0.5), L1(0.1)):
+        value = pen.gsq_value(w, grad, lip)
+        assert not np.isnan(value).any()
+        d = pen.prox_step(w[1:], grad[1:], 1.0 / lip[1:])
+        after = [pen.value([x]) for x in w[1:] + d]
+        before = [pen.value([x]) for x in w[1:]]
+        direct = grad[1:] * d + lip[1:] / 2 * d * d + np.subtract(after, before)
+        np.testing.assert_allclose(value[1:], direct, rtol=1e-12)
+    assert L2(0.1).gsq_value(w, grad, lip)[0] == -np.inf

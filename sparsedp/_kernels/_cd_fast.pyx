@@ -84,17 +84,9 @@ def cd_epochs(
     return max_change
 
 
-def kkt_violation(
-    int loss,
-    const double[::1] data,
-    const index_t[::1] indices,
-    const index_t[::1] indptr,
-    const double[::1] y,
-    const double[::1] w,
-    const double[::1] margin,
-    double l1,
-    double l2,
-):
+def kkt_violation(int loss, const double[::1] data, const index_t[::1] indices,
+                  const index_t[::1] indptr, const double[::1] y, const double[::1] w,
+                  const double[::1] margin, double l1, double l2):
     """Largest distance of ``-grad_j`` to the penalty's subdifferential at ``w_j``.
 
     Zero exactly at a minimiser of F; one pass over the nonzeros.
