@@ -56,10 +56,11 @@ kernel.run(10**8)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_ctrl_c_interrupts_the_kernel_with_keyboard_interrupt(case):
+def test_ctrl_c_interrupts_the_kernel_with_keyboard_interrupt(case, tmp_path):
     code = textwrap.dedent(SETUP) + textwrap.dedent(CASES[case])
-    proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    # -P and a neutral working directory: import the installed package, not the source tree
+    proc = subprocess.Popen([sys.executable, "-P", "-c", code], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd=tmp_path)
     try:
         assert proc.stdout.readline().strip() == "ready", proc.stderr.read()
         time.sleep(1.0)
