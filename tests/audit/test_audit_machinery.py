@@ -95,7 +95,7 @@ def test_noise_table_cache_is_transparent():
         from sparsedp.solvers import dp_cd, dp_gcd
         from sparsedp.solvers._smoothness import private_smoothness
         a = dp_cd(X, y, Squared(), epsilon=5.0, delta=1e-3, passes=1, clip=clip,
-                  smoothness=M, selection="shuffle", averaging=False, random_state=3).coef
+                  smoothness=M, order="shuffle", averaging=False, random_state=3).coef
         b = dp_gcd(Xg, yg, Squared(), epsilon=12.5, delta=0.5, n_iter=20, clip=clipg,
                    smoothness=Mg, selection="exponential", random_state=4).info["released"]
         c = private_smoothness(Xs, Squared(), 1.0, np.array([mech.SM_BOUND]),
