@@ -17,7 +17,7 @@ from scipy.special import expit
 
 from ._kernels import KernelId
 
-__all__ = ["Squared", "Logistic"]
+__all__ = ["Hinge", "Logistic", "Squared", "SquaredHinge"]
 
 
 class _Datafit:
@@ -78,6 +78,17 @@ class _Datafit:
         return hash(type(self))
 
 
+def _check_binary_labels(self, y):
+    """Raise ValueError unless every label is -1 or +1 (the classification losses)."""
+    y = np.asarray(y)
+    bad = ~np.isin(y, (-1.0, 1.0))
+    if bad.any():
+        values = np.unique(y[bad])[:5]
+        raise ValueError(
+            f"{type(self).__name__} datafit needs labels in {{-1, +1}}; got "
+            f"{values.tolist()}{' ...' if bad.sum() > 5 else ''}")
+
+
 class Squared(_Datafit):
     """Squared loss ``loss(z, y) = (z - y)^2`` (the papers' LASSO scaling).
 
@@ -115,11 +126,44 @@ class Logistic(_Datafit):
     def derivative(self, z, y):
         return -y * expit(-y * np.asarray(z))
 
-    def check_y(self, y):
-        y = np.asarray(y)
-        bad = ~np.isin(y, (-1.0, 1.0))
-        if bad.any():
-            values = np.unique(y[bad])[:5]
-            raise ValueError(
-                "Logistic datafit needs labels in {-1, +1}; got "
-                f"{values.tolist()}{' ...' if bad.sum() > 5 else ''}")
+    check_y = _check_binary_labels
+
+
+class SquaredHinge(_Datafit):
+    """Squared hinge loss ``loss(z, y) = max(0, 1 - y z)^2``, labels in {-1, +1}.
+
+    Smooth (``beta = 2``), for the primal solvers (a linear SVM with squared
+    hinge, scikit-learn's ``LinearSVC(loss="squared_hinge")``); the derivative
+    ``-2 y max(0, 1 - y z)`` is unbounded, so private solvers need clipping.
+    """
+
+    kernel_id = KernelId.SQUARED_HINGE
+    beta = 2.0
+    derivative_bound = np.inf
+    check_y = _check_binary_labels
+
+    def loss(self, z, y):
+        return np.maximum(0.0, 1.0 - y * np.asarray(z)) ** 2
+
+    def derivative(self, z, y):
+        return -2.0 * y * np.maximum(0.0, 1.0 - y * np.asarray(z))
+
+
+class Hinge(_Datafit):
+    """Hinge loss ``loss(z, y) = max(0, 1 - y z)``, labels in {-1, +1}.
+
+    Not smooth: for dual solvers (DP-SCD); the primal solvers (exact, DP-CD,
+    DP-GCD) refuse it with a TypeError.  ``derivative`` is the subgradient
+    ``-y 1[y z < 1]``.
+    """
+
+    kernel_id = KernelId.HINGE
+    beta = np.inf
+    derivative_bound = 1.0
+    check_y = _check_binary_labels
+
+    def loss(self, z, y):
+        return np.maximum(0.0, 1.0 - y * np.asarray(z))
+
+    def derivative(self, z, y):
+        return np.where(y * np.asarray(z) < 1.0, -np.asarray(y, dtype=float), 0.0)

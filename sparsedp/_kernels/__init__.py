@@ -29,6 +29,10 @@ class KernelId(enum.IntEnum):
     LOGISTIC = 1
     #: the separable elastic net l1 |w_j| + l2 / 2 w_j^2 (none, L1, L2, elastic net)
     ELASTIC_NET = 2
+    #: loss(z, y) = max(0, 1 - y z)^2 (smooth: the primal kernels)
+    SQUARED_HINGE = 3
+    #: loss(z, y) = max(0, 1 - y z) (non-smooth: dual solvers only; the primal kernels refuse it)
+    HINGE = 4
 
 
 def kernel_id(obj):

@@ -9,7 +9,8 @@ from ``_core.pxd``; ``loss`` is the datafit's kernel id
 from libc.math cimport fabs
 
 from ._core cimport (
-    SQUARED, LOGISTIC, ELASTIC_NET, check_loss, index_t, column_gradient, update_margin,
+    SQUARED, LOGISTIC, ELASTIC_NET, SQUARED_HINGE, HINGE, check_loss, index_t, column_gradient,
+    update_margin,
     prox_elastic_net, subdiff_distance, SIGNAL_CHECK_WORK, check_signals,
 )
 
@@ -18,7 +19,8 @@ cdef enum:
 
 
 # The C enum's values, for the test that they are sparsedp._kernels.KernelId's.
-KERNEL_IDS = {"SQUARED": SQUARED, "LOGISTIC": LOGISTIC, "ELASTIC_NET": ELASTIC_NET}
+KERNEL_IDS = {"SQUARED": SQUARED, "LOGISTIC": LOGISTIC, "ELASTIC_NET": ELASTIC_NET,
+              "SQUARED_HINGE": SQUARED_HINGE, "HINGE": HINGE}
 
 
 def cd_epochs(

@@ -26,14 +26,17 @@ cdef enum KernelId:
     SQUARED = 0
     LOGISTIC = 1
     ELASTIC_NET = 2
+    SQUARED_HINGE = 3
+    HINGE = 4
 
 
 cdef inline int check_loss(int loss) except -1:
-    """Raise ValueError unless ``loss`` is a loss kernel id (at a kernel's entry:
-    the nogil functions below trust it)."""
-    if loss != SQUARED and loss != LOGISTIC:
-        raise ValueError(f"unknown loss kernel id {loss}: expected "
-                         f"{<int> SQUARED} (squared) or {<int> LOGISTIC} (logistic)")
+    """Raise ValueError unless ``loss`` is the kernel id of a smooth loss (at a
+    primal kernel's entry: the nogil functions below trust it)."""
+    if loss != SQUARED and loss != LOGISTIC and loss != SQUARED_HINGE:
+        raise ValueError(f"unknown loss kernel id {loss}: expected {<int> SQUARED} "
+                         f"(squared), {<int> LOGISTIC} (logistic) or {<int> SQUARED_HINGE} "
+                         f"(squared hinge)")
     return 0
 
 
@@ -57,6 +60,9 @@ cdef inline double loss_derivative(int loss, double z, double y) noexcept nogil:
     cdef double a, e, s, t
     if loss == SQUARED:
         return 2.0 * (z - y)
+    if loss == SQUARED_HINGE:  # -2 y max(0, 1 - y z)
+        t = 1.0 - y * z
+        return -2.0 * y * t if t > 0.0 else 0.0
     # LOGISTIC (checked at the kernel's entry):
     # -y * sigmoid(-y z) from e = exp(-|y z|) <= 1 (no overflow), without a
     # branch on the sign of y z (data-dependent: mispredicted half the time).

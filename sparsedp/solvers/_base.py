@@ -41,9 +41,13 @@ def check_datafit(datafit):
     """Return ``datafit`` if it is a datafit instance with a compiled kernel, else a
     TypeError (:func:`sparsedp._kernels.kernel_id`)."""
     if not isinstance(datafit, _Datafit):
-        raise TypeError(f"datafit must be a sparsedp.datafits instance such as Squared() "
-                        f"or Logistic(), got {datafit!r}")
+        raise TypeError(f"datafit must be a sparsedp.datafits instance such as Squared(), "
+                        f"Logistic() or SquaredHinge(), got {datafit!r}")
     kernel_id(datafit)
+    if not np.isfinite(datafit.beta):
+        raise TypeError(f"{type(datafit).__name__} is not smooth: the primal solvers (exact, "
+                        f"dp_cd, dp_gcd) need a smooth datafit such as SquaredHinge, Squared "
+                        f"or Logistic")
     return datafit
 
 
