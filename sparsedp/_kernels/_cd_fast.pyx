@@ -100,9 +100,11 @@ def kkt_violation(int loss, const double[::1] data, const index_t[::1] indices,
     check_loss(loss)
     with nogil:
         for j in range(p):
-            grad = column_gradient(
-                loss, &data[0], &indices[0], indptr[j], indptr[j + 1],
-                &margin[0], &y[0]) / n
+            grad = 0.0  # an empty column's (and no pointer into an empty X)
+            if indptr[j + 1] > indptr[j]:
+                grad = column_gradient(
+                    loss, &data[0], &indices[0], indptr[j], indptr[j + 1],
+                    &margin[0], &y[0]) / n
             violation = subdiff_distance(w[j], grad, l1, l2)
             if violation > worst:
                 worst = violation
