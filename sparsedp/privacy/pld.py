@@ -53,8 +53,10 @@ _WINDOW_TAIL = 1e-15
 #: largest grid of one mechanism and largest FFT window (beyond: coarser, still valid)
 _MAX_POINTS = 1 << 22
 _ROUNDOFF = np.finfo(float).eps
-# Chernoff orders (in units of 1 / loss), scaled by the total loss's standard deviation
-_ORDERS = np.geomspace(0.5, 200.0, 16)
+# Chernoff orders span from 0.5 to 200 per standard deviation of the total loss (light
+# tails) and from 0.05 to 500 per unit of loss (heavy tails, where the best order is
+# near the best RDP order)
+_N_ORDERS = 16
 
 
 def _check_grid(grid):
@@ -128,9 +130,10 @@ class LossDistribution:
         mass = float(self.pmf.sum())
         if mass <= 0:
             return 0.0, 0.0, 0.0
-        idx = self.offset + np.arange(self.pmf.size)
+        idx = np.arange(self.pmf.size, dtype=float)
         mean = float(self.pmf @ idx) / mass
-        return mass, mean, float(self.pmf @ (idx - mean) ** 2) / mass
+        idx -= mean
+        return mass, mean + self.offset, float(self.pmf @ (idx * idx)) / mass
 
 
 class PrivacyLossDistribution:
@@ -390,8 +393,8 @@ def _window(parts):
     moments = [(d._moments(), k) for d, k in parts]
     mean = sum(k * m[1] for m, k in moments)
     sd = math.sqrt(sum(k * m[2] for m, k in moments)) + 1.0
-    orders = _ORDERS / (sd * parts[0][0].grid)  # per unit of loss
     h = parts[0][0].grid
+    orders = np.geomspace(min(0.5 / (sd * h), 0.05), max(200.0 / (sd * h), 500.0), _N_ORDERS)
     log_tail = math.log(_WINDOW_TAIL / 2.0)
     bounds = []
     for sign in (1.0, -1.0):
@@ -511,6 +514,9 @@ def sampled_gaussian_epsilon_pld(noise_multiplier, sampling_rate, steps, delta,
     return compose([(sampled_gaussian_pld(z, q, grid), steps)]).epsilon(delta)
 
 
+_POWER = 0.6
+
+
 def calibrate_sampled_gaussian_pld(epsilon, delta, sampling_rate, steps, grid=DEFAULT_GRID,
                                    *, rtol=1e-6):
     """Smallest noise multiplier for ``steps`` Poisson-subsampled Gaussian releases (PLD).
@@ -549,12 +555,16 @@ def calibrate_sampled_gaussian_pld(epsilon, delta, sampling_rate, steps, grid=DE
     z_rdp = calibrate_sampled_gaussian(epsilon, delta, q, steps, rtol=1e-4)
     target, log_target = epsilon * (1.0 - 1e-11), math.log(delta)
 
-    def excess(inv_z):  # non-decreasing in 1 / z
-        pld = compose([(sampled_gaussian_pld(1.0 / inv_z, q, grid), steps)])
+    def excess(s):  # non-decreasing in s, the inverse noise relative to RDP's, s^0.6
+        pld = compose([(sampled_gaussian_pld(1.0 / (s ** _POWER * inv_rdp), q, grid), steps)])
         return pld.log_delta(target) - log_target
 
-    inv_z, _ = bracket_root(excess, 1.0 / z_rdp, rtol=rtol)
-    if inv_z == 0.0:
+    # on s = (z_rdp / z)^(1 / 0.6) the root finder's first step (s = 2) is 1.52 times
+    # less noise than RDP's, about the largest saving of the PLD
+    inv_rdp = 1.0 / z_rdp
+    s, _ = bracket_root(excess, 1.0, rtol=rtol / _POWER)
+    if s == 0.0:
         raise ValueError(f"epsilon = {epsilon!r} is too small: no finite noise multiplier "
                          f"reaches it")
+    inv_z = s ** _POWER * inv_rdp
     return 1.0 / inv_z
