@@ -193,43 +193,51 @@ class PrivacyLossDistribution:
 # --------------------------------------------------------------------------------------
 # Connect-the-dots (Doroshenko et al. 2022, Algorithm 1, with the left chord to (0, 1))
 # --------------------------------------------------------------------------------------
-def _connect_dots(log_delta_curve, log_reverse_curve, lo, hi, grid):
+def _connect_dots(log_delta_curve, log_reverse_curve, lo, hi, grid, points=None):
     """The pessimistic grid PLD of an exact hockey-stick curve.
 
     ``log_delta_curve(eps)`` is ``log delta(eps)`` for ``eps >= 0`` and
     ``log_reverse_curve(eps)`` that of the reverse pair ``(Q, P)``, which gives
     the curve at ``eps < 0``: ``delta(eps) = 1 - e^eps + e^eps delta_rev(-eps)``
-    (both distributions have mass 1).  ``lo <= 0 <= hi`` are grid indices; the
-    loss values ``i * grid``, ``lo <= i <= hi``, get the masses whose hockey-stick
-    curve is the chord of the exact one (linear in ``x = e^eps``) between
-    consecutive grid points, the chord from ``(0, 1)`` to the first point left of
-    it and ``delta(hi grid)`` (the mass at ``+inf``) right of it.
+    (both distributions have mass 1).  The loss values ``i * grid`` for the grid
+    indices ``i`` in ``points`` (sorted, default every ``lo <= i <= hi``; 0 is
+    added) get the masses whose hockey-stick curve is the chord of the exact
+    one (linear in ``x = e^eps``) between consecutive points, the chord from
+    ``(0, 1)`` to the first point left of them and ``delta`` at the last point
+    (the mass at ``+inf``) right of them.
 
     The masses are the second differences in ``x`` of ``g = delta - (1 - x)_+``
     (small numbers, each with its relative precision), plus 1 at ``eps = 0``
     from the kink of ``(1 - x)_+``; masses that round below zero are moved to
     ``+inf``.
     """
-    lo, hi = min(lo, 0), max(hi, 0)
-    if hi - lo + 1 > _MAX_POINTS:  # coarse at the top: that mass goes to +inf
-        hi = max(lo + _MAX_POINTS - 1, 0)
-        lo = min(lo, hi - _MAX_POINTS + 1)
-    eps = np.arange(lo, hi + 1) * grid
+    if points is None:
+        lo, hi = min(lo, 0), max(hi, 0)
+        if hi - lo + 1 > _MAX_POINTS:  # coarse at the top: that mass goes to +inf
+            hi = max(lo + _MAX_POINTS - 1, 0)
+            lo = min(lo, hi - _MAX_POINTS + 1)
+        points = np.arange(lo, hi + 1)
+    else:
+        points = np.union1d(np.asarray(points, dtype=np.int64), [0])
+    eps = points * grid
+    neg = int(np.searchsorted(points, 0))
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        log_g = np.concatenate([eps[:-lo] + log_reverse_curve(-eps[:-lo]) if lo < 0 else [],
-                                log_delta_curve(eps[-lo:])])
+        log_g = np.concatenate([eps[:neg] + log_reverse_curve(-eps[:neg]),
+                                log_delta_curve(eps[neg:])])
         g = np.exp(np.where(np.isnan(log_g), 0.0, log_g))
     x = np.exp(eps)
     slopes = np.empty(eps.size + 1)
     slopes[0] = g[0] / x[0]
-    slopes[1:-1] = np.diff(g) / (x[:-1] * math.expm1(grid))
+    slopes[1:-1] = np.diff(g) / (x[:-1] * np.expm1(np.diff(eps)))
     slopes[-1] = 0.0
     masses = x * np.diff(slopes)
-    masses[-lo] += 1.0
+    masses[neg] += 1.0
     negative = float(-masses[masses < 0].sum())
     masses = np.maximum(masses, 0.0)
     infinity = min(float(g[-1]) + negative, 1.0)
-    return LossDistribution(grid, lo, masses, infinity)
+    pmf = np.zeros(points[-1] - points[0] + 1)
+    pmf[points - points[0]] = masses
+    return LossDistribution(grid, points[0], pmf, infinity)
 
 
 def _span(lo_loss, hi_loss, grid):
@@ -303,7 +311,12 @@ def _symmetric_two_sided(eps0, grid, laplace):
         def curve(e):
             return np.log(-np.expm1(np.minimum(e, eps0) - eps0)) - math.log1p(math.exp(-eps0))
     lo, hi = _span(-eps0, eps0, grid)
-    return PrivacyLossDistribution(_connect_dots(curve, curve, lo, hi, grid))
+    if laplace:
+        return PrivacyLossDistribution(_connect_dots(curve, curve, lo, hi, grid))
+    # randomized response's curve is linear in e^eps between -eps0, 0 and eps0: the
+    # grid points around them suffice (more would only add round-off)
+    points = np.unique([lo, math.ceil(-eps0 / grid), math.floor(eps0 / grid), hi])
+    return PrivacyLossDistribution(_connect_dots(curve, curve, lo, hi, grid, points))
 
 
 def laplace_pld(noise_multiplier, grid=DEFAULT_GRID):
