@@ -19,8 +19,8 @@ convolution of the PLDs (Dwork and Rothblum 2016; Sommer, Meiser and Mohammadi
 * compositions are computed by FFT, ``k`` copies by the ``k``-th power in the
   Fourier domain, on a window of the total loss chosen by Chernoff bounds; the
   mass outside the window (bounded by the same Chernoff bounds), the mass the
-  circular convolution wraps around (it only adds mass inside the window) and a
-  first-order estimate of the FFT round-off are all **counted in delta**;
+  circular convolution wraps around (it only adds mass inside the window) and an
+  estimate of the FFT round-off are all **counted in delta**;
 * a pair of neighbouring relations' directions is kept apart: under add/remove
   the "remove" direction (``P`` with the example, ``Q`` without) and the "add"
   direction are composed separately and the larger delta is reported.
@@ -449,18 +449,18 @@ def _compose_direction(parts):
         return LossDistribution(grid, 0, np.zeros(1), 1.0)
     low, high, upper, lower = _window(parts)
     n = fft.next_fast_len(high - low + 1, real=True)
-    spectrum, total = None, 0
+    spectrum = None
     for d, k in parts:
         folded = np.bincount((d.offset + np.arange(d.pmf.size)) % n, weights=d.pmf, minlength=n)
         f = fft.rfft(folded) ** k
         spectrum = f if spectrum is None else spectrum * f
-        total += k
     cyclic = fft.irfft(spectrum, n)
     pmf = np.maximum(cyclic[(low + np.arange(n)) % n], 0.0)
-    # first-order round-off: the transforms (log2 n ulps) amplified k times by the power,
-    # and the power's phase (k pi ulps), spread by the inverse transform
-    scale = float(np.abs(spectrum).sum()) / n + float(np.abs(cyclic).max())
-    roundoff = _ROUNDOFF * (total * (math.pi + math.log2(n)) + math.log2(n)) * scale
+    # round-off, estimated a posteriori: the true masses are >= 0, so the most negative
+    # entry shows the size of the transforms' error, which is spread evenly over the
+    # entries (checked against long-double transforms: within a factor 1.5)
+    roundoff = 4.0 * max(-float(cyclic.min()),
+                         _ROUNDOFF * math.log2(n) * float(np.abs(cyclic).max()))
     return LossDistribution(grid, low, pmf, infinity, upper_tail=upper, lower_tail=lower,
                             roundoff=roundoff)
 
@@ -477,8 +477,10 @@ def compose(parts):
     -------
     PrivacyLossDistribution
         Each direction composed separately (one if all are symmetric); the
-        mass outside the FFT window, the wrap-around and the round-off estimate
-        are kept as slack counted by :meth:`LossDistribution.log_delta`.
+        mass outside the FFT window (Chernoff bounds), the wrap-around (mass
+        added inside the window) and the round-off estimate (four times the
+        most negative entry of the inverse transform, spread over every entry)
+        are counted in delta by :meth:`LossDistribution.log_delta`.
     """
     parts = [(p, check_count(k, "count")) for p, k in parts]
     if not parts:
