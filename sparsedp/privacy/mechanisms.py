@@ -196,13 +196,13 @@ class PureDP(Mechanism):
     def rdp(self, orders=DEFAULT_ORDERS):
         return self.count * rdp_pure(self.epsilon0, orders)
 
-    @property
-    def pure_epsilon(self):
-        return self.epsilon0
-
     def pld(self, grid=DEFAULT_GRID):
         """Randomized response's PLD, which dominates every ``epsilon0``-DP mechanism."""
         return pure_pld(self.epsilon0, grid)
+
+    @property
+    def pure_epsilon(self):
+        return self.epsilon0
 
     def _noise(self):
         return [f"eps0={self.epsilon0:.6g}"]

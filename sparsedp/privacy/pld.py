@@ -541,19 +541,10 @@ def calibrate_sampled_gaussian_pld(epsilon, delta, sampling_rate, steps, grid=DE
     (:func:`~sparsedp.privacy.rdp.calibrate_sampled_gaussian`), which is at most
     a few tens of percent above it.
 
-    Parameters
-    ----------
-    epsilon : float
-        Target epsilon ``> 0``; ``inf`` returns ``0.0``.
-    delta : float
-        Target delta in (0, 1).
-    sampling_rate : float
-        Poisson sampling probability in (0, 1].
-    steps : int
-        Number of adaptive releases, ``>= 1``.
-    grid : float, default=1e-4
-    rtol : float, default=1e-6
-        Relative precision of the noise multiplier (the answer is always safe).
+    The arguments are those of
+    :func:`~sparsedp.privacy.rdp.calibrate_sampled_gaussian`, with ``grid`` (the
+    spacing of the privacy-loss grid, default ``1e-4``) instead of the orders and
+    ``rtol`` (default ``1e-6``) the relative precision of the noise multiplier.
 
     Returns
     -------
