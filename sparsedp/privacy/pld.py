@@ -38,6 +38,7 @@ from .._validation import check_real
 from ._checks import (check_calibration, check_count, check_delta, check_noise, check_nonneg,
                       check_sampling_rate, log1mexp_array)
 from ._root import bracket_root
+from .rdp import calibrate_sampled_gaussian
 
 __all__ = ["DEFAULT_GRID", "LossDistribution", "PrivacyLossDistribution",
            "calibrate_sampled_gaussian_pld", "compose", "gaussian_pld", "laplace_pld",
@@ -81,7 +82,7 @@ class LossDistribution:
         composition left out of its window: the first always counts in delta,
         the second when the first grid value exceeds epsilon.
     roundoff : float, default=0.0
-        Bound of the round-off of each entry of ``pmf``, counted in delta for
+        Estimate of the round-off of each entry of ``pmf``, counted in delta for
         every entry above epsilon.
     """
 
@@ -387,7 +388,8 @@ def sampled_gaussian_pld(noise_multiplier, sampling_rate, grid=DEFAULT_GRID):
         Poisson sampling probability ``q`` in (0, 1] (``1``: the Gaussian PLD).
     grid : float, default=1e-4
     """
-    z, q, grid = check_noise(noise_multiplier), check_sampling_rate(sampling_rate), _check_grid(grid)
+    z, q = check_noise(noise_multiplier), check_sampling_rate(sampling_rate)
+    grid = _check_grid(grid)
     if z == 0.0:
         return _infinite_pld(grid)
     if q == 1.0:
@@ -552,8 +554,6 @@ def calibrate_sampled_gaussian_pld(epsilon, delta, sampling_rate, steps, grid=DE
         Plugged back into :func:`sampled_gaussian_epsilon_pld` it gives an
         epsilon ``<= epsilon``.
     """
-    from .rdp import calibrate_sampled_gaussian
-
     epsilon, delta, steps = check_calibration(epsilon, delta, steps)
     q, grid = check_sampling_rate(sampling_rate), _check_grid(grid)
     if math.isinf(epsilon):
