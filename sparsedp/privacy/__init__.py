@@ -6,6 +6,8 @@
 * :mod:`~sparsedp.privacy.accountants`: composition theorems (GDP, RDP, zCDP,
   optimal / advanced / basic composition of pure DP, splits), each a profile
   ``epsilon -> delta`` for the mechanisms it knows;
+* :mod:`~sparsedp.privacy.pld`: privacy loss distributions (connect-the-dots,
+  FFT composition), the tight accountant of Poisson-subsampled Gaussians;
 * :mod:`~sparsedp.privacy.gdp`, :mod:`~sparsedp.privacy.rdp`,
   :mod:`~sparsedp.privacy.zcdp`, :mod:`~sparsedp.privacy.pure`: the curves and
   their closed-form calibrators;
@@ -23,6 +25,7 @@ from .gdp import calibrate_gaussian, gaussian_delta, gaussian_epsilon, gdp_delta
 from .ledger import PrivacyLedger
 from .mechanisms import (BoundedRange, Gaussian, Laplace, Mechanism, PureDP, SampledGaussian,
                          SampledGaussianWOR)
+from .pld import calibrate_sampled_gaussian_pld, sampled_gaussian_epsilon_pld
 from .pure import calibrate_pure_composition, pure_composition_delta, pure_composition_epsilon
 from .rdp import (DEFAULT_ORDERS, calibrate_gaussian_rdp, calibrate_sampled_gaussian,
                   rdp_bounded_range, rdp_gaussian, rdp_laplace, rdp_pure, rdp_sampled_gaussian,
@@ -33,8 +36,9 @@ __all__ = [
     "DEFAULT_ORDERS", "BoundedRange", "Gaussian", "Laplace", "Mechanism", "PrivacyLedger",
     "PureDP", "SampledGaussian", "SampledGaussianWOR", "calibrate", "calibrate_gaussian",
     "calibrate_gaussian_rdp", "calibrate_pure_composition", "calibrate_sampled_gaussian",
-    "gaussian_delta", "gaussian_epsilon", "gdp_delta", "gdp_epsilon", "pure_composition_delta",
-    "pure_composition_epsilon", "rdp_bounded_range", "rdp_gaussian", "rdp_laplace", "rdp_pure",
-    "rdp_sampled_gaussian", "rdp_sampled_gaussian_wor", "rdp_to_dp", "sampled_gaussian_epsilon",
-    "split_budget", "zcdp_to_dp",
+    "calibrate_sampled_gaussian_pld", "gaussian_delta", "gaussian_epsilon", "gdp_delta",
+    "gdp_epsilon", "pure_composition_delta", "pure_composition_epsilon", "rdp_bounded_range",
+    "rdp_gaussian", "rdp_laplace", "rdp_pure", "rdp_sampled_gaussian",
+    "rdp_sampled_gaussian_wor", "rdp_to_dp", "sampled_gaussian_epsilon",
+    "sampled_gaussian_epsilon_pld", "split_budget", "zcdp_to_dp",
 ]

@@ -4,7 +4,8 @@ A mechanism is an immutable record of ``count`` adaptive uses of one noisy
 release, able to state its own privacy curves: Rényi DP (:meth:`Mechanism.rdp`,
 every mechanism), and, where they hold, exact Gaussian DP
 (:meth:`Mechanism.gdp_mu`), pure DP (:attr:`Mechanism.pure_epsilon`), zCDP
-(:meth:`Mechanism.zcdp_rho`) and bounded range.  The accountants
+(:meth:`Mechanism.zcdp_rho`), bounded range and the privacy loss distribution
+of one use (:meth:`Mechanism.pld`).  The accountants
 (:mod:`sparsedp.privacy.accountants`) compose the curves; adding a mechanism
 is adding a class here.
 """
@@ -15,6 +16,7 @@ from typing import ClassVar, Optional
 import numpy as np
 
 from ._checks import check_count, check_noise, check_nonneg, check_relation, check_sampling_rate
+from .pld import DEFAULT_GRID, gaussian_pld, laplace_pld, pure_pld, sampled_gaussian_pld
 from .rdp import (DEFAULT_ORDERS, rdp_bounded_range, rdp_gaussian, rdp_laplace, rdp_pure,
                   rdp_sampled_gaussian, rdp_sampled_gaussian_wor)
 
@@ -84,6 +86,14 @@ class Mechanism:
             return None
         return self.count * eps0 * eps0 / (8.0 if self.bounded_range else 2.0)
 
+    def pld(self, grid=DEFAULT_GRID):
+        """Privacy loss distribution of one use on a grid of spacing ``grid``, or None.
+
+        A :class:`~sparsedp.privacy.pld.PrivacyLossDistribution` whose
+        hockey-stick curve bounds the mechanism's from above (both directions).
+        """
+        return None
+
     def _noise(self):
         """Label and value parts of the report line."""
         return []
@@ -139,6 +149,9 @@ class Gaussian(NoisyRelease):
         z2 = self.noise_multiplier * self.noise_multiplier
         return math.inf if z2 == 0 else self.count / (2.0 * z2)
 
+    def pld(self, grid=DEFAULT_GRID):
+        return gaussian_pld(self.noise_multiplier, grid)
+
 
 @dataclass(frozen=True)
 class Laplace(NoisyRelease):
@@ -157,6 +170,9 @@ class Laplace(NoisyRelease):
     def pure_epsilon(self):
         b = self.noise_multiplier
         return math.inf if b == 0 else 1.0 / b
+
+    def pld(self, grid=DEFAULT_GRID):
+        return laplace_pld(self.noise_multiplier, grid)
 
     def _noise(self):
         return [f"b={self.noise_multiplier:.6g} (eps0={self.pure_epsilon:.6g})"]
@@ -179,6 +195,10 @@ class PureDP(Mechanism):
 
     def rdp(self, orders=DEFAULT_ORDERS):
         return self.count * rdp_pure(self.epsilon0, orders)
+
+    def pld(self, grid=DEFAULT_GRID):
+        """Randomized response's PLD, which dominates every ``epsilon0``-DP mechanism."""
+        return pure_pld(self.epsilon0, grid)
 
     @property
     def pure_epsilon(self):
@@ -223,6 +243,9 @@ class SampledGaussian(NoisyRelease):
         return self.count * rdp_sampled_gaussian(self.noise_multiplier, self.sampling_rate,
                                                  orders)
 
+    def pld(self, grid=DEFAULT_GRID):
+        return sampled_gaussian_pld(self.noise_multiplier, self.sampling_rate, grid)
+
     def _noise(self):
         return super()._noise() + [f"q={self.sampling_rate:.6g}"]
 
@@ -241,6 +264,10 @@ class SampledGaussianWOR(SampledGaussian):
     def rdp(self, orders=DEFAULT_ORDERS):
         return self.count * rdp_sampled_gaussian_wor(self.noise_multiplier,
                                                      self.sampling_rate, orders)
+
+    def pld(self, grid=DEFAULT_GRID):
+        """None: no PLD is known for sampling without replacement."""
+        return None
 
 
 def total_rdp(mechanisms, orders=DEFAULT_ORDERS):
