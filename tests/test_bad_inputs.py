@@ -160,24 +160,25 @@ def _write(path, text):
         f.write(text)
 
 
-def test_load_dorothea_rejects_empty_and_mismatched_files(tmp_path):
+@pytest.mark.parametrize("data, labels, match", [
+    ("", "", "is empty"),
+    ("1 5\n2\n", "1\n", "1 labels for 2 rows"),
+    ("1 5\n2\n", "1\n0\n", "labels must be -1 or \\+1"),
+    ("1 100001\n2\n", "1\n-1\n", "feature indices"),
+])
+def test_load_dorothea_rejects_empty_and_mismatched_files(tmp_path, data, labels, match):
     folder = tmp_path / "dorothea"
     folder.mkdir()
-    _write(folder / "dorothea_train.data.gz", "")
-    _write(folder / "dorothea_train.labels.gz", "")
-    with pytest.raises(ValueError, match="is empty"):
+    _write(folder / "dorothea_train.data.gz", data)
+    _write(folder / "dorothea_train.labels.gz", labels)
+    with pytest.raises(ValueError, match=match):
         load_dorothea(home=tmp_path)
-    _write(folder / "dorothea_train.data.gz", "1 5\n2\n")
-    _write(folder / "dorothea_train.labels.gz", "1\n")
-    with pytest.raises(ValueError, match="1 labels for 2 rows"):
-        load_dorothea(home=tmp_path)
-    _write(folder / "dorothea_train.labels.gz", "1\n0\n")
-    with pytest.raises(ValueError, match="labels must be -1 or \\+1"):
-        load_dorothea(home=tmp_path)
-    _write(folder / "dorothea_train.data.gz", "1 100001\n2\n")
+
+
+def test_load_dorothea_reads_a_small_file(tmp_path):
+    folder = tmp_path / "dorothea"
+    folder.mkdir()
     _write(folder / "dorothea_train.labels.gz", "1\n-1\n")
-    with pytest.raises(ValueError, match="feature indices"):
-        load_dorothea(home=tmp_path)
     _write(folder / "dorothea_train.data.gz", "1 5\n2\n")
     X, y = load_dorothea(home=tmp_path)
     assert X.shape == (2, 100_000) and X.nnz == 3 and y.tolist() == [1.0, -1.0]

@@ -10,7 +10,6 @@ same result.
 import warnings
 
 import numpy as np
-import pytest
 import scipy.sparse as sp
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st

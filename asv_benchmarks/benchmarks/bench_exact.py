@@ -8,7 +8,7 @@ from sparsedp.datafits import Logistic, Squared
 from sparsedp.penalties import L1
 from sparsedp.solvers import exact
 
-from .common import dorothea_like
+from .common import datafit_problem, dorothea_like
 
 
 class CDEpoch:
@@ -18,9 +18,7 @@ class CDEpoch:
     param_names = ["datafit"]
 
     def setup(self, datafit):
-        self.datafit = Squared() if datafit == "squared" else Logistic()
-        X, y = dorothea_like(logistic=datafit == "logistic")
-        self.X, self.y = check_X_y(X, y, self.datafit)
+        self.datafit, self.X, self.y = datafit_problem(datafit)
         self.lip = self.datafit.smoothness(self.X)
         self.lam = 0.1 * np.max(np.abs(self.datafit.gradient(self.X, np.zeros(800), self.y)))
 

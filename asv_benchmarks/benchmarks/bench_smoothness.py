@@ -1,12 +1,11 @@
 """asv: the smoothness constants M_j, from the data and privately estimated."""
 import numpy as np
 
-from sparsedp.datafits import Logistic, Squared
+from sparsedp.datafits import Logistic
 from sparsedp.solvers import dp_cd
 from sparsedp.solvers._smoothness import private_smoothness
-from sparsedp._validation import check_X_y
 
-from .common import dorothea_like
+from .common import datafit_problem, dorothea_like
 
 
 class Smoothness:
@@ -17,9 +16,7 @@ class Smoothness:
     param_names = ["datafit"]
 
     def setup(self, datafit):
-        self.datafit = Squared() if datafit == "squared" else Logistic()
-        X, y = dorothea_like(logistic=datafit == "logistic")
-        self.X, self.y = check_X_y(X, y, self.datafit)
+        self.datafit, self.X, self.y = datafit_problem(datafit)
         self.bounds = np.ones(self.X.shape[1])  # public: |X_ij| <= 1
 
     def time_from_data(self, datafit):

@@ -46,3 +46,14 @@ def dorothea_like(seed=0, logistic=False):
     z = X @ w + 0.1 * rng.normal(size=X.shape[0])
     y = np.where(z >= np.median(z), 1.0, -1.0) if logistic else z
     return X, y
+
+
+def datafit_problem(name):
+    """``(datafit, X, y)``: the dorothea-shaped problem validated for ``"squared"`` or
+    ``"logistic"``."""
+    from sparsedp._validation import check_X_y
+    from sparsedp.datafits import Logistic, Squared
+
+    datafit = Squared() if name == "squared" else Logistic()
+    X, y = dorothea_like(logistic=name == "logistic")
+    return (datafit,) + tuple(check_X_y(X, y, datafit))
