@@ -163,7 +163,7 @@ class _SampledGaussianRDP:
     z0 = z^2 log(1/q - 1) + 1/2), summing absolute values of the terms (an upper bound
     on A_alpha); orders whose series has not converged are reported as ``inf``.
     Everything q-dependent is precomputed once so that evaluating at a new z costs a few
-    vectorised operations (used by the calibration bisection).
+    vectorised operations (used by the calibration).
     """
 
     _N_FRAC_TERMS = (200, 1000)

@@ -9,6 +9,7 @@ import numpy as np
 from scipy import optimize
 
 from ._checks import check_delta, check_nonneg
+from ._root import bracket_root
 
 __all__ = ["zcdp_log_delta", "zcdp_max_rho", "zcdp_to_dp"]
 
@@ -94,8 +95,8 @@ def zcdp_log_delta(rho, epsilon):
     ``min over alpha > 1 of (alpha - 1) (rho alpha - epsilon + log(1 - 1/alpha)) - log alpha``,
     and at most ``sqrt(1 - exp(-rho))`` (total variation, KL ``<= rho``).  The
     objective's derivative, ``rho (2 alpha - 1) - epsilon + log(1 - 1/alpha)``, is
-    increasing in alpha: its root is found by bisection on ``log(alpha - 1)``
-    (any alpha gives a valid bound; this one is the best).
+    increasing in alpha: its root in ``alpha - 1`` is found by the package's root
+    finder (any alpha gives a valid bound; this one is the best).
     """
     if rho == 0.0:
         return -math.inf
@@ -103,18 +104,12 @@ def zcdp_log_delta(rho, epsilon):
         return 0.0
     tv = 0.5 * math.log(-math.expm1(-rho)) if rho < 700 else 0.0
 
-    def slope(u):  # at alpha = 1 + e^u, where log(1 - 1/alpha) = u - log(alpha)
-        return rho * (1.0 + 2.0 * math.exp(u)) - epsilon + u - math.log1p(math.exp(u))
+    def slope(x):  # at alpha = 1 + x, where log(1 - 1/alpha) = log x - log1p(x)
+        return rho * (1.0 + 2.0 * x) - epsilon + math.log(x) - math.log1p(x)
 
-    lo, hi = -40.0, 40.0  # u = log(alpha - 1)
-    if slope(hi) < 0:
+    _, x = bracket_root(slope, 1.0, rtol=1e-9, low=1e-17, high=1e17)
+    if math.isinf(x):
         return min(tv, 0.0)
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if slope(mid) < 0:
-            lo = mid
-        else:
-            hi = mid
-    log_a = math.log1p(math.exp(hi))
-    value = math.exp(hi) * (rho * (1.0 + math.exp(hi)) - epsilon + hi - log_a) - log_a
+    log_a = math.log1p(x)
+    value = x * (rho * (1.0 + x) - epsilon + math.log(x) - log_a) - log_a
     return min(value, tv, 0.0)
