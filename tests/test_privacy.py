@@ -193,3 +193,17 @@ def test_gdp_delta_is_an_upper_bound_at_every_scale():
         assert got >= ref - 1e-12 * abs(ref), (mu, eps)
         if mu > 1e-3 and ref > -700:
             assert got <= ref + 1e-9, (mu, eps)
+
+
+def test_gdp_log_delta_array_is_the_scalar_curve():
+    """The PLD's vectorised GDP curve takes the same branches as the scalar one (seeded)."""
+    from sparsedp.privacy.gdp import gdp_log_delta, gdp_log_delta_array
+
+    rng = np.random.default_rng(0)
+    for mu in list(10 ** rng.uniform(-8, 1.5, 100)) + [1e-4, 1.4e-3, 1.0]:
+        eps = np.concatenate([[0.0, np.inf], 10 ** rng.uniform(-8, 2, 30)])
+        got = gdp_log_delta_array(eps, mu)
+        want = np.array([gdp_log_delta(e, mu) for e in eps])
+        np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want))
+        finite = np.isfinite(want)
+        np.testing.assert_allclose(got[finite], want[finite], rtol=1e-13, atol=1e-13)

@@ -8,9 +8,11 @@ give a smaller epsilon for these mechanisms.
 """
 import math
 
+import numpy as np
 from scipy import special
 
-from ._checks import check_calibration, check_count, check_delta, check_noise, check_nonneg, log1mexp
+from ._checks import (check_calibration, check_count, check_delta, check_noise, check_nonneg,
+                      log1mexp, log1mexp_array)
 from ._root import bracket_root
 
 __all__ = ["calibrate_gaussian", "gaussian_delta", "gaussian_epsilon", "gdp_delta",
@@ -56,6 +58,36 @@ def gdp_log_delta(epsilon, mu):
     if second >= first:
         return -math.inf
     return first + log1mexp(second - first)
+
+
+def gdp_log_delta_array(epsilon, mu):
+    """:func:`gdp_log_delta` at an array of ``epsilon`` (the same branches, vectorised).
+
+    A negative ``epsilon`` (the hockey-stick curve below 0, for the PLD) takes the
+    direct formula ``Phi(-a) - e^eps Phi(-b)``.
+    """
+    eps = np.asarray(epsilon, dtype=float)
+    if mu == 0.0:
+        return np.full(eps.shape, -np.inf)
+    if math.isinf(mu):
+        return np.where(np.isinf(eps), -np.inf, 0.0)
+    a = eps / mu - 0.5 * mu
+    h = mu / _SQRT2
+    x = a / _SQRT2
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        if h < 1e-3:  # the convexity bound of gdp_log_delta
+            diff = h * 4.0 / (math.sqrt(math.pi) * (x + np.sqrt(x * x + 2.0)) ** 2)
+        else:
+            diff = (special.erfcx(x) - special.erfcx(x + h)) * (1.0 + 1e-10)
+        high = np.where(diff > 0.0, -0.5 * a * a + _LOG_HALF + np.log(diff), -np.inf)
+        first = special.log_ndtr(-a)
+        second = eps + special.log_ndtr(-(a + mu))
+        low = np.where(second >= first, -np.inf,
+                       first + log1mexp_array(np.minimum(second - first, 0.0)))
+        if mu < 1e-3:  # the bound mu phi(0) of gdp_log_delta (epsilon >= 0 only)
+            low = np.where(eps >= 0.0, math.log(mu) - 0.5 * math.log(2.0 * math.pi), low)
+        out = np.where(a > 0.0, high, low)
+    return np.where(np.isnan(out) | np.isinf(eps), -np.inf, out)
 
 
 def gdp_epsilon_of(mu, delta):

@@ -36,8 +36,9 @@ from scipy import fft, special
 
 from .._validation import check_real
 from ._checks import (check_calibration, check_count, check_delta, check_noise, check_nonneg,
-                      check_sampling_rate, log1mexp_array)
+                      check_sampling_rate)
 from ._root import bracket_root
+from .gdp import gdp_log_delta_array
 from .rdp import calibrate_sampled_gaussian
 
 __all__ = ["DEFAULT_GRID", "LossDistribution", "PrivacyLossDistribution",
@@ -248,21 +249,6 @@ def _span(lo_loss, hi_loss, grid):
     return lo, hi
 
 
-def _gauss_log_delta(eps, mu):
-    """Vectorised ``log delta`` of the ``mu``-GDP curve (any sign of ``eps``), in log space.
-
-    ``delta = Phi(-a) - e^eps Phi(-b)``, ``a = eps/mu - mu/2``, ``b = a + mu``:
-    ``log Phi(-a) + log(1 - exp(eps + log Phi(-b) - log Phi(-a)))``.
-    """
-    eps = np.asarray(eps, dtype=float)
-    a = eps / mu - 0.5 * mu
-    first = special.log_ndtr(-a)
-    second = eps + special.log_ndtr(-(a + mu))
-    with np.errstate(invalid="ignore"):
-        out = first + log1mexp_array(np.minimum(second - first, 0.0))
-    return np.where(np.isnan(out), -np.inf, out)
-
-
 # Number of standard deviations of a Gaussian beyond which the mass is below e^_LOG_TAIL
 _TAIL_SDS = float(-special.ndtri(math.exp(_LOG_TAIL)))
 
@@ -278,7 +264,7 @@ def _gaussian(mu, grid):
     mean, sd = 0.5 * mu * mu, mu  # L ~ N(mu^2 / 2, mu^2) in both directions
     lo, hi = _span(mean - _TAIL_SDS * sd, mean + _TAIL_SDS * sd, grid)
     def curve(e):
-        return _gauss_log_delta(e, mu)
+        return gdp_log_delta_array(e, mu)
 
     return PrivacyLossDistribution(_connect_dots(curve, curve, lo, hi, grid))
 
@@ -357,13 +343,13 @@ def _sampled_gaussian(z, q, grid):
     def remove(eps):  # eps >= 0
         # P = (1-q) N(0, z^2) + q N(1, z^2), Q = N(0, z^2): above e^eps = 1 - q,
         # delta(eps) = q delta_mu(log(1 + (e^eps - 1) / q))
-        return log_q + _gauss_log_delta(np.log1p(np.expm1(eps) / q), mu)
+        return log_q + gdp_log_delta_array(np.log1p(np.expm1(eps) / q), mu)
 
     def add(eps):  # eps >= 0
         # P = N(0, z^2), Q = (1-q) N(0, z^2) + q N(1, z^2): with c = 1 - (1-q) e^eps > 0,
         # delta(eps) = c delta_mu(eps + log q - log c); 0 from e^eps >= 1 / (1-q)
         log_c = np.log(-np.expm1(np.minimum(eps + log_1mq, 0.0)))
-        out = log_c + _gauss_log_delta(eps + log_q - log_c, mu)
+        out = log_c + gdp_log_delta_array(eps + log_q - log_c, mu)
         return np.where(eps + log_1mq < 0.0, out, -np.inf)
 
     lo, hi = _span(log_1mq, log_mix, grid)
