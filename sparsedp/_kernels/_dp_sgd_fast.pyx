@@ -17,7 +17,9 @@ Two kernels:
   a step subtracts ``M_t k + J`` from ``U`` (``M_t`` a public integer, ``J`` a walk
   step of scale ``tau_r >= z Delta_int M_t``).  A coordinate no batch row touches
   receives only walk steps, which :func:`sparsedp._kernels._walk.walk_sum` draws
-  together when the coordinate is next touched (or at the end); the public
+  together when the coordinate is next touched (or at the end); a touched
+  coordinate's own walk step is drawn with its next catch-up too (integers
+  commute); the public
   halvings ``U <- round(U / 2)`` that keep ``U`` in range are applied in the same
   order.  With ``lazy=False`` every coordinate is caught up every step: the same
   integers in law (the eager reference of the tests).  O(nnz of the batch) a step.
@@ -310,12 +312,9 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
                     G[X.indices[k]] += coef * X.data[k]
                 work += 3 * (X.indptr[i + 1] - X.indptr[i])
             m = mult[t]
-            for a in range(n_touched):  # release and step the touched coordinates
-                j = touched[a]
-                U[j] -= m * <int64_t> rint(G[j] * inv_grid) + walk_sum(
-                    walks[walk_index[cur]], rng, 1)
-                last[j] = t + 1
-                seg[j] = cur
+            for a in range(n_touched):  # release and step the touched coordinates:
+                j = touched[a]         # the data part now, the step's walk step with the
+                U[j] -= m * <int64_t> rint(G[j] * inv_grid)  # next catch-up (last_j = t)
                 G[j] = 0.0
                 mark[j] = 0
             if not lazy:

@@ -149,12 +149,13 @@ class DPSGD:
                 "lazily summed draws included)", eta, count=steps * p)
             ledger.add_sampler_tv("integer Gaussian noise beyond 38 t", TAIL_TV, count=steps * p)
             z = self._calibrate(budget, rate, steps, sampling, ledger, clip)
-        shrink = 1.0 / (1.0 + prox_step * l2) if (lazy and l2) else 1.0
+        frame = l1 == 0.0  # the exact integer frame (lazy or not); else the float iterate
+        shrink = 1.0 / (1.0 + prox_step * l2) if frame else 1.0
         phi, mult, start, walk_index, halve, bounds = frame_schedule(steps, shrink)
         if z > 0:
             sensitivity = clip if sampling == "poisson" else 2.0 * clip
             release = WalkRelease(z, batch_size if sampling == "fixed" else n, p, sensitivity,
-                                  steps + 1, data_multipliers=bounds if lazy else (1,))
+                                  steps + 1, data_multipliers=bounds if frame else (1,))
             if release.step_eta > RESERVED_STEP_ETA:
                 raise RuntimeError("walk tables coarser than the reserved slack")
         kernel_clip = math.inf if active("no_clipping") else clip
@@ -170,14 +171,14 @@ class DPSGD:
             sgd_eager(indptr, indices, data, problem.y, norms, loss, kernel_clip, w, steps, step,
                       prox_step, l1, l2, threshold, all_rows, fixed, IntegerNoise("gaussian", 8192.0),
                       0.0, 0.0, -1.0, generator, records, every)  # raw_sd < 0: no noise
-        elif lazy:
+        elif frame:
             U = np.zeros(p, dtype=np.int64)
             scale = step * release.grid / FRAME_MULTIPLIER * phi if shrink != 1.0 \
                 else step * release.grid * phi
             schedule = Schedule(scale, mult, start, walk_index, halve, release.walks)
             self._check_range(release, steps, batch_size if fixed else n, mult)
             sgd_lazy(indptr, indices, data, problem.y, norms, loss, kernel_clip, U, steps,
-                     threshold, all_rows, fixed, schedule, release.inv_grid, True, generator,
+                     threshold, all_rows, fixed, schedule, release.inv_grid, lazy, generator,
                      records, every)
             w = scale[steps] * U.astype(np.float64)
         else:
