@@ -76,7 +76,7 @@ def _pure_epsilons(mechanisms):
 
 def _optimal(mechanisms):
     eps0s = _pure_epsilons(mechanisms)
-    if eps0s is None:
+    if not eps0s:
         return None
     # Kairouz, Oh and Viswanathan (2017): every mechanism is max(eps0)-DP, so the
     # optimal composition is exact when they share it, valid otherwise

@@ -204,6 +204,8 @@ class PrivateSolver:
         ledger = PrivacyLedger(delta=delta)
 
         budget = Budget(epsilon, delta)
+        if not budget.private:
+            record_no_noise(ledger)
         if budget.private:
             estimated = smoothness is not None and np.ndim(smoothness) == 0
             eta, tv = self.sampler_slack(problem, options, epsilon, estimated)
@@ -220,6 +222,12 @@ class PrivateSolver:
                                          trace=out.trace, counters=out.counters)
         return Result(coef=out.coef, n_iter=out.n_iter, privacy=ledger, info=out.info,
                       diagnostics=diag)
+
+
+def record_no_noise(ledger):
+    """epsilon = inf runs the algorithm without noise: the report must say so (epsilon inf)."""
+    ledger.add_leak("no noise", "epsilon=inf: the algorithm ran without noise, nothing "
+                    "it releases is private")
 
 
 def _after_slack(epsilon, delta, eta, tv):

@@ -23,6 +23,7 @@ penalty or an L2 penalty the iterate is kept as ``w = s(t) U`` with ``U`` an
 exact integer vector (the L2 shrinkage lives in the public scale s(t)), so the
 noise of coordinates no batch row touches can be drawn lazily (docs/dp_sgd.rst).
 """
+import functools
 import math
 import warnings
 
@@ -38,7 +39,8 @@ from .._validation import (check_bool, check_integer, check_option, check_privac
 from ..exceptions import PrivacyLeakWarning
 from ..privacy import PrivacyLedger, calibrate
 from ..privacy.pld import calibrate_sampled_gaussian_pld
-from ._base import Budget, _after_slack, check_problem
+from ..privacy.rdp import calibrate_sampled_gaussian
+from ._base import _after_slack, check_problem, record_no_noise
 from ._release import WalkRelease
 from ._result import NonPrivateDiagnostics, Result
 
@@ -141,7 +143,9 @@ class DPSGD:
         step = prox_step / batch_size  # on the batch's sum
 
         release, z = None, 0.0
-        if math.isfinite(epsilon):
+        if math.isinf(epsilon):
+            record_no_noise(ledger)
+        else:
             eta = RESERVED_STEP_ETA
             budget = _after_slack(epsilon, delta, eta * steps * p, TAIL_TV * steps * p)
             ledger.add_sampler_error(
@@ -215,22 +219,14 @@ class DPSGD:
 
     @staticmethod
     def _calibrate(budget, rate, steps, sampling, ledger, clip):
+        z = _noise_multiplier(budget.epsilon, budget.delta, rate, steps, sampling)
         name = ("clipped batch gradient sums (integer Gaussian on a grid, L2 sensitivity "
                 f"{'C' if sampling == 'poisson' else '2C'} = "
                 f"{clip if sampling == 'poisson' else 2 * clip:.6g})")
         if sampling == "poisson":
-            z = calibrate_sampled_gaussian_pld(budget.epsilon, budget.delta, rate, steps)
             ledger.add_sampled_gaussian(name + ", Poisson sampling, PLD accountant", z, rate,
                                         count=steps, sensitivity=clip)
             return z
-
-        def ledger_of(multiplier):
-            led = PrivacyLedger(delta=budget.delta)
-            led.add_sampled_gaussian_wor("batch", multiplier, rate, count=steps)
-            return led
-        from ..privacy.rdp import calibrate_sampled_gaussian
-        guess = calibrate_sampled_gaussian(budget.epsilon, budget.delta, min(1.0, 2 * rate), steps)
-        z = calibrate(ledger_of, budget.epsilon, budget.delta, guess)
         ledger.add_sampled_gaussian_wor(
             name + ", fixed-size batches without replacement, RDP of sampling without "
             "replacement (Wang, Balle and Kasiviswanathan 2019)", z, rate, count=steps,
@@ -245,6 +241,20 @@ class DPSGD:
         if bound >= 2.0 ** 62:
             raise ValueError(f"{steps} steps of batches of {terms} rows overflow the exact "
                              "integer iterate: use fewer passes or a smaller batch")
+
+
+@functools.lru_cache(maxsize=128)
+def _noise_multiplier(epsilon, delta, rate, steps, sampling):
+    """The calibrated z (cached: tuning grids and tests refit with the same budget)."""
+    if sampling == "poisson":
+        return calibrate_sampled_gaussian_pld(epsilon, delta, rate, steps)
+
+    def ledger_of(multiplier):
+        led = PrivacyLedger(delta=delta)
+        led.add_sampled_gaussian_wor("batch", multiplier, rate, count=steps)
+        return led
+    guess = calibrate_sampled_gaussian(epsilon, delta, min(1.0, 2 * rate), steps)
+    return calibrate(ledger_of, epsilon, delta, guess)
 
 
 def _poisson_threshold(rate):

@@ -7,6 +7,7 @@ public grid ``g = Delta rho / S`` and an integer noise ``J`` of a known law
 of the audit suite that change a release's noise or sensitivity are read here
 and nowhere else.
 """
+import functools
 import math
 
 import numpy as np
@@ -73,6 +74,13 @@ class GridRelease:
         self.raw = active("raw_float_noise")
 
 
+@functools.lru_cache(maxsize=32)
+def _walk(scale, max_steps):
+    """A GaussianWalk (cached: its tables take about 0.5 ms each to build)."""
+    from .._kernels._walk import GaussianWalk
+    return GaussianWalk(scale, max_steps)
+
+
 class WalkRelease:
     """Gaussian noise on a vector sum, kept as exact integers and drawable lazily.
 
@@ -122,7 +130,7 @@ class WalkRelease:
     """
 
     def __init__(self, multiplier, n_terms, dim, sensitivity, max_steps, data_multipliers=(1,)):
-        from .._kernels._walk import GaussianWalk, MAX_TABLE_SCALE
+        from .._kernels._walk import MAX_TABLE_SCALE
         from .._kernels._noise import GRID_POINTS, float_sum_factor
         z = multiplier / 2.0 if active("noise_halved") else multiplier
         self.multiplier = multiplier
@@ -149,7 +157,7 @@ class WalkRelease:
         if self.scales.min() < MIN_SCALE:
             raise ValueError(f"the noise multiplier {multiplier:.3g} is too small for the "
                              "integer walk: use a smaller epsilon, or epsilon=inf for no noise")
-        self.walks = [GaussianWalk(float(s), int(max_steps)) for s in self.scales]
+        self.walks = [_walk(float(s), int(max_steps)) for s in self.scales]
         delta = sensitivity / 2.0 if active("sensitivity_halved") else sensitivity
         self.grid, self.inv_grid = (float(v) for v in grid_for(delta, self.rho, points))
         self.noise_sd = multiplier * self.sensitivity_int * self.grid
