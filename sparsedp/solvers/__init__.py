@@ -3,11 +3,13 @@
 - :func:`exact`: accurate non-private proximal coordinate descent (reference F*).
 - :func:`dp_cd`: DP-CD, private proximal randomized coordinate descent.
 - :func:`dp_gcd`: DP-GCD, private (proximal) greedy coordinate descent.
+- :func:`dp_scd`: DP-SCD, private stochastic dual coordinate descent (L2).
 """
 from ._dp_cd import dp_cd
 from ._dp_gcd import calibrate_dp_gcd, dp_gcd
+from ._dp_scd import dp_scd
 from ._exact import exact
 from ._result import NonPrivateDiagnostics, Result, objective
 
-__all__ = ["calibrate_dp_gcd", "dp_cd", "dp_gcd", "exact", "NonPrivateDiagnostics", "Result",
+__all__ = ["calibrate_dp_gcd", "dp_cd", "dp_gcd", "dp_scd", "exact", "NonPrivateDiagnostics", "Result",
            "objective"]

@@ -1,0 +1,269 @@
+"""DP-SCD: mini-batch stochastic dual coordinate ascent with noise on the shared vector.
+
+Algorithm 1 of Damaskinou, Mendler-Dünner, Guerraoui, Papandreou, Pandey,
+"Differentially Private Stochastic Coordinate Descent" (AAAI 2021), on the
+rows of a CSR matrix.  For ``F(w) = (1/n) sum_i loss(x_i . w, y_i) + (lambda/2)
+||w||^2`` the dual variables are ``alpha_i`` and the shared vector is ``v =
+sum_i alpha_i x_i`` (so that ``w = v / (lambda n)``).  A step draws a batch
+``B`` (Poisson or fixed size), computes for every ``j`` in ``B`` an update
+``zeta_j`` of the subproblem
+
+    ``G_j(zeta) = loss*_j(-(alpha_j + zeta)) + (x_j . w) zeta
+    + L ||x_j||^2 zeta^2 / (2 lambda n)``
+
+against the same ``v`` (independent updates: ``L`` the public batch size, the
+safe aggregation parameter), scales it to ``|zeta_j| max(1, ||x_j||) <= C`` and
+adds ``Delta v = sum_j zeta_j x_j`` to ``v`` on the public grid ``g`` (an int64
+accumulator ``A``, ``v = g A``) with integer Gaussian noise (docs/dp_scd.rst).
+
+Noise: eager (every coordinate of ``A`` gets its step's draw at every step,
+O(p) a step) or lazy (a coordinate is brought up to date, with the sum of the
+draws of the steps it missed, only when a sampled row reads it, and once at the
+end: O(nnz of the batch) a step); the two give ``A`` the same law.
+"""
+from libc.math cimport exp, fabs, log, rint, sqrt
+from libc.stdint cimport int64_t, uint64_t
+from numpy.random cimport bitgen_t
+
+import numpy as np
+
+from ._noise cimport IntegerNoise, NoiseTable, noise_draw, noise_fill
+from ._random cimport generator_bitgen, uniform_index_fill
+
+cdef enum:
+    SQUARED = 0
+    LOGISTIC = 1
+    HINGE = 4
+
+cdef enum:
+    SAMPLE_POISSON = 0
+    SAMPLE_FIXED = 1
+
+cdef enum:
+    NOISE_NONE = 0
+    NOISE_EAGER = 1
+    NOISE_LAZY = 2
+
+# The logistic dual lives on 0 < y alpha < 1; a value outside (the start alpha =
+# 0, or a noisy alpha with noise_alpha) is moved inside before the Newton step
+# (the paper's "constraints enforced before computing zeta", Appendix E).
+cdef double LOGISTIC_EDGE = 1e-8
+cdef double TWO51 = 2251799813685248.0
+
+
+cdef inline double rint_fast(double a) noexcept nogil:
+    if fabs(a) < TWO51:
+        return (a + 6755399441055744.0) - 6755399441055744.0
+    return rint(a)
+
+
+cdef inline double dual_step(int loss, double alpha, double y, double margin,
+                             double kappa) noexcept nogil:
+    """The unscaled update zeta of G_j (closed form, or one Newton step).
+
+    ``margin`` is ``x_j . w`` and ``kappa = L ||x_j||^2 / (lambda n)``.
+    """
+    cdef double b, bn, target
+    if loss == SQUARED:
+        # loss*(-a) = -a y + a^2 / 4: G'(zeta) = -y + (alpha + zeta)/2 + margin + kappa zeta
+        return (y - margin - 0.5 * alpha) / (0.5 + kappa)
+    if loss == HINGE:
+        # loss*(-a) = -a y on 0 <= y a <= 1: the unconstrained minimiser, projected
+        b = y * alpha
+        if kappa > 0.0:
+            target = b + (1.0 - y * margin) / kappa
+        else:
+            target = 1.0 if y * margin < 1.0 else 0.0
+        if target < 0.0:
+            target = 0.0
+        elif target > 1.0:
+            target = 1.0
+        return y * (target - b)
+    # LOGISTIC: loss*(-a) = b log b + (1 - b) log(1 - b), b = y a in (0, 1)
+    b = y * alpha
+    if b <= 0.0 or b >= 1.0 or b != b:
+        b = LOGISTIC_EDGE if not b >= 1.0 else 1.0 - LOGISTIC_EDGE
+    # one Newton step from b on G (in the variable b' = b + y zeta)
+    bn = b - (log(b / (1.0 - b)) + y * margin) / (1.0 / (b * (1.0 - b)) + kappa)
+    if bn <= 0.0:  # outside the domain: halfway to its edge (a safeguarded step)
+        bn = 0.5 * b
+    elif bn >= 1.0:
+        bn = 0.5 * (1.0 + b)
+    return y * (bn - y * alpha)
+
+
+cdef inline void catch_up(const NoiseTable* table, bitgen_t* rng, int64_t* A,
+                          int64_t* last, double* v, double grid, Py_ssize_t k,
+                          int64_t t) noexcept nogil:
+    """Lazy noise: add to A[k] the draws of the steps last[k] .. t - 1 it missed."""
+    cdef int64_t missed = t - last[k], s, total = 0
+    if missed <= 0:
+        return
+    for s in range(missed):
+        total += noise_draw(table, rng)
+    A[k] += total
+    v[k] = grid * <double> A[k]
+    last[k] = t
+
+
+def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
+                 const int64_t[::1] indptr, const double[::1] y,
+                 const double[::1] row_norms, double[::1] alpha, double[::1] v,
+                 int64_t[::1] A, int64_t[::1] last, double[::1] dv, int64_t[::1] batch,
+                 int64_t[::1] perm, int64_t[::1] touched, unsigned char[::1] mark,
+                 int64_t t_start, int64_t n_steps, int sampling, uint64_t threshold,
+                 bint take_all, Py_ssize_t batch_size, double lambda_n, double clip,
+                 bint clip_terms, int noise_mode, IntegerNoise noise, double grid,
+                 double inv_grid, IntegerNoise alpha_noise, double alpha_grid,
+                 double alpha_inv_grid, sampler, noise_generator):
+    """Run the steps ``t_start .. t_start + n_steps - 1`` of DP-SCD in place.
+
+    Parameters
+    ----------
+    loss : int
+        The datafit's kernel id (0 squared, 1 logistic, 4 hinge).
+    data, indices, indptr : CSR rows of X (int64 indices).
+    y : labels; row_norms : ``||x_j||``.
+    alpha : the dual variables (hidden state, updated).
+    v : the shared vector (``grid * A`` when noisy; updated).
+    A, last : the grid accumulator and, lazy noise only, the step up to which
+        each coordinate's noise has been added (updated).
+    dv, batch, perm, touched, mark : work arrays (p, n, n, p, p); ``perm`` holds
+        a permutation of the rows (fixed-size sampling; updated).
+    sampling : 0 Poisson (row kept when a 64-bit word is below ``threshold``,
+        every row when ``take_all``), 1 fixed size ``batch_size`` without
+        replacement (partial Fisher-Yates, exact bounded integers).
+    batch_size : L, the public batch size of the subproblem (and the size of a
+        fixed-size batch).
+    lambda_n : ``lambda n``.
+    clip : C; every update is scaled to ``|zeta_j| max(1, ||x_j||) <= C`` when
+        ``clip_terms``.
+    noise_mode : 0 none (v in floating point), 1 eager, 2 lazy.
+    noise, grid, inv_grid : the integer law of a step's noise on v and its grid.
+    alpha_noise, alpha_grid, alpha_inv_grid : the same for the updated alphas
+        (the paper's variant), or None.
+    sampler, noise_generator : numpy Generators (batches; noise).
+
+    Returns
+    -------
+    rows : int
+        The number of sampled rows (non-private counter).
+    """
+    cdef Py_ssize_t n = y.shape[0], p = v.shape[0]
+    cdef bitgen_t* srng = generator_bitgen(sampler)
+    cdef bitgen_t* nrng = generator_bitgen(noise_generator)
+    cdef const NoiseTable* table = NULL
+    cdef const NoiseTable* atable = NULL
+    if noise_mode != NOISE_NONE:
+        if noise is None:
+            raise ValueError("a noisy run needs its integer noise")
+        table = &noise.table
+    if alpha_noise is not None:
+        atable = &alpha_noise.table
+    if noise_mode == NOISE_LAZY and last.shape[0] != p:
+        raise ValueError("lazy noise needs last of shape (n_features,)")
+    if not (dv.shape[0] == p and touched.shape[0] == p and mark.shape[0] == p
+            and A.shape[0] == p and batch.shape[0] == n and perm.shape[0] == n
+            and alpha.shape[0] == n and row_norms.shape[0] == n
+            and indptr.shape[0] == n + 1):
+        raise ValueError("inconsistent array shapes")
+    if sampling == SAMPLE_FIXED and not 1 <= batch_size <= n:
+        raise ValueError("batch_size must be in [1, n_samples]")
+    cdef double* eager_buf = NULL
+    eager = np.empty(p if noise_mode == NOISE_EAGER else 1)
+    cdef double[::1] eager_view = eager
+    eager_buf = &eager_view[0]
+    cdef int64_t t, step, k, kk, r
+    cdef Py_ssize_t i, j, m, n_touched, ii
+    cdef double margin, zeta, scale, kappa, nrm, a
+    cdef uint64_t word
+    cdef int64_t rows = 0
+    cdef double big_l = <double> batch_size
+    with sampler.bit_generator.lock, noise_generator.bit_generator.lock, nogil:
+        for step in range(n_steps):
+            t = t_start + step
+            # the batch: exact integer draws
+            m = 0
+            if sampling == SAMPLE_POISSON:
+                for i in range(n):
+                    if take_all:
+                        batch[m] = i
+                        m += 1
+                    else:
+                        word = srng.next_uint64(srng.state)
+                        if word < threshold:
+                            batch[m] = i
+                            m += 1
+            else:
+                for i in range(batch_size):
+                    uniform_index_fill(srng, <uint64_t> (n - i), 1, <uint64_t*> &r)
+                    r += i
+                    kk = perm[i]
+                    perm[i] = perm[r]
+                    perm[r] = kk
+                    batch[i] = perm[i]
+                m = batch_size
+            rows += m
+            # the updates, each against the same v
+            n_touched = 0
+            for ii in range(m):
+                j = batch[ii]
+                margin = 0.0
+                for kk in range(indptr[j], indptr[j + 1]):
+                    k = indices[kk]
+                    if noise_mode == NOISE_LAZY:
+                        catch_up(table, nrng, &A[0], &last[0], &v[0], grid, k, t)
+                    margin += data[kk] * v[k]
+                margin /= lambda_n
+                nrm = row_norms[j]
+                kappa = big_l * nrm * nrm / lambda_n
+                zeta = dual_step(loss, alpha[j], y[j], margin, kappa)
+                if clip_terms:
+                    scale = fabs(zeta) * (nrm if nrm > 1.0 else 1.0) / clip
+                    if scale > 1.0:
+                        zeta /= scale
+                if zeta != zeta:
+                    zeta = 0.0
+                if atable != NULL:
+                    alpha[j] += alpha_grid * (rint_fast(zeta * alpha_inv_grid)
+                                              + <double> noise_draw(atable, nrng))
+                else:
+                    alpha[j] += zeta
+                if zeta == 0.0:
+                    continue
+                for kk in range(indptr[j], indptr[j + 1]):
+                    k = indices[kk]
+                    if not mark[k]:
+                        mark[k] = 1
+                        touched[n_touched] = k
+                        n_touched += 1
+                    dv[k] += zeta * data[kk]
+            # v += Delta v on the grid, then this step's noise
+            for ii in range(n_touched):
+                k = touched[ii]
+                if noise_mode == NOISE_NONE:
+                    v[k] += dv[k]
+                else:
+                    A[k] += <int64_t> rint_fast(dv[k] * inv_grid)
+                    v[k] = grid * <double> A[k]
+                dv[k] = 0.0
+                mark[k] = 0
+            if noise_mode == NOISE_EAGER:
+                noise_fill(table, nrng, p, eager_buf)
+                for k in range(p):
+                    A[k] += <int64_t> eager_buf[k]
+                    v[k] = grid * <double> A[k]
+    return rows
+
+
+def dp_scd_finish(double[::1] v, int64_t[::1] A, int64_t[::1] last, int64_t t,
+                  IntegerNoise noise, double grid, noise_generator):
+    """Lazy noise: bring every coordinate up to step ``t`` (the output's v)."""
+    cdef Py_ssize_t k, p = v.shape[0]
+    cdef bitgen_t* nrng = generator_bitgen(noise_generator)
+    cdef const NoiseTable* table = &noise.table
+    if A.shape[0] != p or last.shape[0] != p:
+        raise ValueError("inconsistent array shapes")
+    with noise_generator.bit_generator.lock, nogil:
+        for k in range(p):
+            catch_up(table, nrng, &A[0], &last[0], &v[0], grid, k, t)
