@@ -6,6 +6,7 @@ regression, L2-regularised logistic regression and the linear SVM (hinge), on
 sparse rows, with Poisson (or fixed-size) mini-batches accounted tightly, noise
 on the shared vector only (sensitivity C, docs/dp_scd.rst) and lazy noise.
 """
+import functools
 import math
 from fractions import Fraction
 
@@ -112,6 +113,25 @@ def poisson_threshold(rate):
     return int(Fraction(rate) * 2 ** 64)
 
 
+@functools.lru_cache(maxsize=64)
+def noise_multiplier(sampling, epsilon, delta, rate, steps):
+    """The smallest z for ``steps`` releases on batches of ``sampling`` at ``rate``.
+
+    Poisson: the PLD accountant (add/remove neighbours); fixed: the RDP of
+    sampling without replacement (replace-one), through the ledger's
+    calibration.  Deterministic, hence cached (repeated fits of one setting).
+    """
+    if sampling == "poisson":
+        return calibrate_sampled_gaussian_pld(epsilon, delta, rate, steps)
+
+    def ledger_of(z):
+        led = PrivacyLedger(relation="replace-one")
+        led.add_sampled_gaussian_wor("v", z, rate, count=steps)
+        return led
+    guess = calibrate_sampled_gaussian(epsilon, delta, rate, steps, rtol=1e-4)
+    return calibrate(ledger_of, epsilon, delta, guess)
+
+
 class DPSCD(PrivateSolver):
     """DP-SCD on the :class:`~sparsedp.solvers._base.PrivateSolver` skeleton.
 
@@ -139,36 +159,32 @@ class DPSCD(PrivateSolver):
         return draws
 
     def calibrate(self, problem, clip, budget, ledger, options):
-        if not budget.private:
-            return None
         q, steps = options["rate"], options["steps"]
-        if options["sampling"] == "poisson":
-            z = calibrate_sampled_gaussian_pld(budget.epsilon, budget.delta, q, steps)
-            sensitivity = clip
+        poisson = options["sampling"] == "poisson"
+        sensitivity = clip if poisson else 2.0 * clip
+        if not budget.private:
+            z = 0.0  # no noise: the ledger says epsilon = inf
         else:
-            def ledger_of(z):
-                led = PrivacyLedger(relation="replace-one")
-                led.add_sampled_gaussian_wor("v", z, q, count=steps)
-                return led
-            guess = calibrate_sampled_gaussian(budget.epsilon, budget.delta, q, steps,
-                                               rtol=1e-4)
-            z = calibrate(ledger_of, budget.epsilon, budget.delta, guess)
-            sensitivity = 2.0 * clip
-        factor = math.sqrt(2.0) if options["noise_alpha"] else 1.0
-        n_terms = max(problem.n, problem.p) + 2
-        release = VectorRelease(z, n_terms, problem.p, sensitivity, factor)
+            z = noise_multiplier(options["sampling"], budget.epsilon, budget.delta, q,
+                                 steps)
         what = ("shared vector v = sum_j zeta_j x_j (integer Gaussian on a grid, "
-                f"L2 sensitivity {'C' if sensitivity == clip else '2C'} = {sensitivity:g} "
-                f"of the batch's update, |zeta_j| max(1, ||x_j||) <= C")
-        if options["sampling"] == "poisson":
+                f"L2 sensitivity {'C' if poisson else '2C'} = {sensitivity:g} "
+                "of the batch's update, |zeta_j| max(1, ||x_j||) <= C")
+        if poisson:
             ledger.add_sampled_gaussian(
                 what + f"; Poisson batches of rate {q:.6g}, add/remove neighbours, "
-                "PLD accountant)", z, q, count=steps, sensitivity=sensitivity)
+                "PLD accountant)", z, q, count=steps,
+                sensitivity=sensitivity if z else None)
         else:
             ledger.add_sampled_gaussian_wor(
                 what + f"; fixed-size batches of {options['batch_size']} without "
                 "replacement, replace-one neighbours, RDP of Wang-Balle-Kasiviswanathan)",
-                z, q, count=steps, sensitivity=sensitivity)
+                z, q, count=steps, sensitivity=sensitivity if z else None)
+        if z == 0.0:
+            return None
+        factor = math.sqrt(2.0) if options["noise_alpha"] else 1.0
+        n_terms = max(problem.n, problem.p) + 2
+        release = VectorRelease(z, n_terms, problem.p, sensitivity, factor)
         ledger.add_sampler_error("integer noise of v", release.noise.eta,
                                  count=self.integer_draws(problem, options))
         return release
@@ -182,9 +198,8 @@ class DPSCD(PrivateSolver):
         data = np.ascontiguousarray(Xr.data, dtype=np.float64)
         indices = np.ascontiguousarray(Xr.indices, dtype=np.int64)
         indptr = np.ascontiguousarray(Xr.indptr, dtype=np.int64)
-        row_norms = np.sqrt(np.add.reduceat(data ** 2, indptr[:-1])
-                            if data.size else np.zeros(n))
-        row_norms[np.diff(indptr) == 0] = 0.0
+        row_norms = np.sqrt(np.bincount(np.repeat(np.arange(n), np.diff(indptr)),
+                                        weights=data ** 2, minlength=n))
         alpha = np.zeros(n)
         v = np.zeros(p)
         A = np.zeros(p, dtype=np.int64)
