@@ -7,10 +7,14 @@ public grid ``g = Delta rho / S`` and an integer noise ``J`` of a known law
 of the audit suite that change a release's noise or sensitivity are read here
 and nowhere else.
 """
+import math
+
+import numpy as np
+
 from .._kernels._noise import MIN_SCALE, IntegerNoise, grid_for, grid_scale
 from .._planted import active
 
-__all__ = ["GridRelease"]
+__all__ = ["GridRelease", "WalkRelease"]
 
 MAX_GRID_INTEGER = 2.0 ** 50
 
@@ -67,3 +71,91 @@ class GridRelease:
             self.rho, self.points)
         self.scales = multiplier * self.rho * sensitivity
         self.raw = active("raw_float_noise")
+
+
+class WalkRelease:
+    """Gaussian noise on a vector sum, kept as exact integers and drawable lazily.
+
+    A vector ``G`` (a sum of at most ``n_terms`` terms of L2 norm at most the
+    sensitivity, one of which changes between neighbours) is released as the
+    integer vector ``M (rint(G / g) + ...)``: ``k = rint(G / g)`` on the public grid
+    ``g = Delta rho / S`` has L2 sensitivity at most ``Delta_int = S + ceil(sqrt(dim))``
+    (the float sum moves by at most ``Delta rho`` (:func:`float_sum_factor`, with the
+    clipping's own rounding), and rounding adds at most 1 per coordinate that
+    changes), and the solver adds to ``M k`` a step of the walk ``round(tau N)``
+    with ``tau = z Delta_int M``: a post-processing of the Gaussian mechanism with
+    multiplier z (``M k + round(tau N) = round(M k + tau N)``).  The integer
+    multiplier M (1 without shrinkage) lets a solver keep an L2-shrunk iterate in
+    a rescaled integer frame (:mod:`sparsedp.solvers._dp_sgd`).  Coordinates
+    not touched by a step get their walk steps lazily
+    (:class:`sparsedp._kernels._walk.GaussianWalk`).
+
+    Parameters
+    ----------
+    multiplier : float
+        z, the noise multiplier.
+    n_terms : int
+        Bound on the number of terms summed (the batch size bound).
+    dim : int
+        Dimension of the released vector.
+    sensitivity : float
+        Delta, the L2 sensitivity of the exact sum.
+    max_steps : int
+        The number of steps of the run (the longest lazy catch-up).
+    data_multipliers : sequence of int, default=(1,)
+        The integer multipliers M of the run; one walk each.
+
+    Attributes
+    ----------
+    grid, inv_grid : float
+        g and ``1 / g`` rounded down.
+    points : int
+        S.
+    walks : list of GaussianWalk
+        One per multiplier, scale ``z Delta_int M``.
+    scales : ndarray
+        The walks' scales.
+    rho : float
+        The float factor.
+    noise_sd : float
+        Standard deviation of the noise on G in its own units: ``z Delta_int g``.
+    """
+
+    def __init__(self, multiplier, n_terms, dim, sensitivity, max_steps, data_multipliers=(1,)):
+        from .._kernels._walk import GaussianWalk, MAX_TABLE_SCALE
+        from .._kernels._noise import GRID_POINTS, float_sum_factor
+        z = multiplier / 2.0 if active("noise_halved") else multiplier
+        self.multiplier = multiplier
+        multipliers = [int(m) for m in data_multipliers]
+        levels = int(max_steps).bit_length()
+        spread = max(multipliers) * 2.0 ** ((levels - 1) / 2.0)
+        extra = math.ceil(math.sqrt(dim))
+        # the largest power of two S with z (S + extra) M_max 2**((L-1)/2) below 2**40
+        budget = MAX_TABLE_SCALE * (1.0 - 2.0 ** -20) / (z * spread) - extra
+        if not budget >= GRID_POINTS:
+            raise ValueError(
+                f"the noise multiplier {multiplier:.3g} is too large for an exact integer "
+                f"walk over {max_steps} steps (at most about "
+                f"{MAX_TABLE_SCALE / (GRID_POINTS * spread):.3g})")
+        self.points = points = 2 ** int(math.floor(math.log2(budget)))
+        u = 2.0 ** -53
+        self.rho = float_sum_factor(n_terms) * (1.0 + 2.0 * (dim + 4) * u)
+        if n_terms * points * self.rho * max(multipliers) > MAX_GRID_INTEGER:
+            raise ValueError(
+                f"a sum of {n_terms} terms does not fit an exact integer grid of {points} "
+                "points per sensitivity: use a smaller batch")
+        self.sensitivity_int = points + extra
+        self.scales = np.array([z * self.sensitivity_int * m for m in multipliers])
+        if self.scales.min() < MIN_SCALE:
+            raise ValueError(f"the noise multiplier {multiplier:.3g} is too small for the "
+                             "integer walk: use a smaller epsilon, or epsilon=inf for no noise")
+        self.walks = [GaussianWalk(float(s), int(max_steps)) for s in self.scales]
+        delta = sensitivity / 2.0 if active("sensitivity_halved") else sensitivity
+        self.grid, self.inv_grid = (float(v) for v in grid_for(delta, self.rho, points))
+        self.noise_sd = multiplier * self.sensitivity_int * self.grid
+        self.raw = active("raw_float_noise")
+
+    @property
+    def step_eta(self):
+        """Per eager draw: the walks' law is within ``exp(+-step_eta)`` of the ideal."""
+        return max(w.step_eta for w in self.walks)

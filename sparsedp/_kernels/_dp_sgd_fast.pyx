@@ -1,0 +1,341 @@
+"""DP-SGD kernels: per-sample clipped gradients on CSR rows, noise on a public grid.
+
+One step: sample a batch (Poisson: each row independently, a 64-bit word below
+a threshold; fixed: ``batch`` distinct rows, Floyd's algorithm with exact
+bounded integers), compute each sampled row's margin ``z_i = x_i . w`` and its
+gradient ``loss'(z_i, y_i) x_i`` clipped to L2 norm ``clip``, sum them into
+``G`` (a scratch vector, only the batch's nonzeros touched), release ``k =
+rint(G / g)`` plus integer Gaussian noise, and step.
+
+Two kernels:
+
+* :func:`sgd_eager`: a float iterate, every coordinate released and proximally
+  updated every step (``w_j <- prox(w_j - c g (k_j + J_j))``, any elastic-net
+  penalty).  O(p) a step.
+* :func:`sgd_lazy`: no penalty or L2.  The iterate is ``w = s(t) U`` with
+  ``U`` an exact int64 vector and ``s(t)`` a public scale (the L2 shrinkage);
+  a step subtracts ``M_t k + J`` from ``U`` (``M_t`` a public integer, ``J`` a walk
+  step of scale ``tau_r >= z Delta_int M_t``).  A coordinate no batch row touches
+  receives only walk steps, which :func:`sparsedp._kernels._walk.walk_sum` draws
+  together when the coordinate is next touched (or at the end); the public
+  halvings ``U <- round(U / 2)`` that keep ``U`` in range are applied in the same
+  order.  With ``lazy=False`` every coordinate is caught up every step: the same
+  integers in law (the eager reference of the tests).  O(nnz of the batch) a step.
+"""
+from libc.math cimport INFINITY, fabs, rint, sqrt
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from numpy.random cimport bitgen_t
+
+import numpy as np
+
+from ._core cimport (check_loss, check_signals, loss_derivative, prox_elastic_net,
+                     SIGNAL_CHECK_WORK)
+from ._noise cimport IntegerNoise, noise_draw
+from ._random cimport generator_bitgen, standard_normal_fill
+from ._walk cimport GaussianWalk, Walk, walk_sum
+
+cdef extern from "numpy/random/distributions.h":
+    uint64_t random_bounded_uint64(bitgen_t* state, uint64_t off, uint64_t rng,
+                                   uint64_t mask, bint use_masked) noexcept nogil
+
+
+cdef struct Rows:
+    const int64_t* indptr
+    const int32_t* indices
+    const double* data
+    const double* y
+    const double* norms     # ||x_i||_2
+    int64_t n
+    int loss
+    double clip
+
+
+cdef struct Batch:
+    int64_t* rows
+    int64_t size
+    unsigned char* chosen   # fixed-size sampling's marks (n), cleared after use
+    uint64_t threshold      # Poisson: keep a row when a word is below it
+    bint all_rows           # Poisson with rate 1
+    int64_t fixed           # fixed-size batch (0: Poisson)
+
+
+cdef inline void sample_batch(Batch* b, int64_t n, bitgen_t* rng) noexcept nogil:
+    cdef int64_t i, j, r
+    b.size = 0
+    if b.fixed:  # Floyd: for j = n - m .. n - 1, take r uniform in [0, j]; r or j
+        for j in range(n - b.fixed, n):
+            r = <int64_t> random_bounded_uint64(rng, 0, <uint64_t> j, 0, False)
+            if b.chosen[r]:
+                r = j
+            b.chosen[r] = 1
+            b.rows[b.size] = r
+            b.size += 1
+        for i in range(b.size):
+            b.chosen[b.rows[i]] = 0
+    elif b.all_rows:
+        for i in range(n):
+            b.rows[i] = i
+        b.size = n
+    else:
+        for i in range(n):
+            if rng.next_uint64(rng.state) < b.threshold:
+                b.rows[b.size] = i
+                b.size += 1
+
+
+cdef inline double clipped_coefficient(const Rows* X, int64_t i, double margin) noexcept nogil:
+    """loss'(z_i, y_i) scaled so that |coefficient| ||x_i|| <= clip."""
+    cdef double d = loss_derivative(X.loss, margin, X.y[i])
+    cdef double norm = fabs(d) * X.norms[i]
+    if norm > X.clip:
+        d *= X.clip / norm
+    return d
+
+
+def _check_sampling(threshold, all_rows, fixed, n):
+    if fixed < 0 or fixed > n:
+        raise ValueError(f"fixed batch size must be in [0, {n}], got {fixed}")
+
+
+cdef Rows make_rows(const int64_t[::1] indptr, const int32_t[::1] indices,
+                    const double[::1] data, const double[::1] y, const double[::1] norms,
+                    int loss, double clip):
+    cdef Rows X
+    X.indptr = &indptr[0]
+    X.indices = &indices[0] if indices.shape[0] else NULL
+    X.data = &data[0] if data.shape[0] else NULL
+    X.y = &y[0]
+    X.norms = &norms[0]
+    X.n = y.shape[0]
+    X.loss, X.clip = loss, clip
+    return X
+
+
+def sgd_eager(const int64_t[::1] indptr, const int32_t[::1] indices, const double[::1] data,
+              const double[::1] y, const double[::1] norms, int loss, double clip,
+              double[::1] w, int64_t steps, double step, double prox_step, double l1, double l2,
+              uint64_t threshold, bint all_rows, int64_t fixed,
+              IntegerNoise noise, double grid, double inv_grid, double raw_sd,
+              generator, double[:, ::1] trace=None, int64_t trace_every=0):
+    """``steps`` DP-SGD steps on the float iterate ``w`` (in place).
+
+    The release of coordinate j is ``grid (rint(G_j inv_grid) + J)``, J from
+    ``noise``; with ``raw_sd > 0`` (planted bug ``raw_float_noise`` only) it is
+    ``G_j + raw_sd N`` instead, with ``raw_sd < 0`` (``epsilon = inf``) ``G_j``.
+    ``step`` is c (on the batch's sum), ``prox_step`` the penalty's (c times the
+    expected batch size).
+    ``trace`` (optional, rows of p) receives ``w`` every ``trace_every`` steps.
+    """
+    check_loss(loss)
+    cdef Rows X = make_rows(indptr, indices, data, y, norms, loss, clip)
+    cdef int64_t n = X.n, p = w.shape[0]
+    _check_sampling(threshold, all_rows, fixed, n)
+    cdef double[::1] G = np.zeros(p)
+    cdef double[::1] noise_buf = np.empty(p)
+    cdef int64_t[::1] rows = np.empty(max(n, 1), dtype=np.int64)
+    cdef unsigned char[::1] chosen = np.zeros(max(n, 1), dtype=np.uint8)
+    cdef Batch b
+    b.rows, b.chosen, b.threshold, b.all_rows, b.fixed = &rows[0], &chosen[0], threshold, \
+        all_rows, fixed
+    cdef bitgen_t* rng = generator_bitgen(generator)
+    cdef int64_t t, a, i, k, j, work = 0, traced = 0
+    cdef double z, coef, x
+    with generator.bit_generator.lock, nogil:
+        for t in range(steps):
+            sample_batch(&b, n, rng)
+            for a in range(b.size):
+                i = b.rows[a]
+                z = 0.0
+                for k in range(X.indptr[i], X.indptr[i + 1]):
+                    z += X.data[k] * w[X.indices[k]]
+                coef = clipped_coefficient(&X, i, z)
+                for k in range(X.indptr[i], X.indptr[i + 1]):
+                    G[X.indices[k]] += coef * X.data[k]
+                work += X.indptr[i + 1] - X.indptr[i]
+            if raw_sd > 0.0:
+                standard_normal_fill(rng, p, &noise_buf[0])
+            for j in range(p):
+                if raw_sd == 0.0:
+                    x = grid * (rint(G[j] * inv_grid) + <double> noise_draw(&noise.table, rng))
+                elif raw_sd > 0.0:
+                    x = G[j] + raw_sd * noise_buf[j]
+                else:
+                    x = G[j]
+                w[j] = prox_elastic_net(w[j] - step * x, prox_step, l1, l2)
+                G[j] = 0.0
+            work += p + n
+            if trace_every and (t + 1) % trace_every == 0 and traced < trace.shape[0]:
+                for j in range(p):
+                    trace[traced, j] = w[j]
+                traced += 1
+            if work >= SIGNAL_CHECK_WORK:
+                work = 0
+                check_signals()
+
+
+cdef class Schedule:
+    """The public frame of :func:`sgd_lazy`: per step its scale, multiplier and walk.
+
+    ``scale[t]``: s(t), ``w = s(t) U`` at the start of step t (length steps + 1);
+    ``multiplier[t]``: M_t; segments ``[start[r], start[r + 1])`` of constant
+    walk ``walk_index[r]``, ``halve[r]``: U is halved at the segment's start.
+    """
+    cdef readonly object scale, multiplier, start, walk_index, halve, walks
+
+    def __init__(self, scale, multiplier, start, walk_index, halve, walks):
+        self.scale = np.ascontiguousarray(scale, dtype=np.float64)
+        self.multiplier = np.ascontiguousarray(multiplier, dtype=np.int64)
+        self.start = np.ascontiguousarray(start, dtype=np.int64)
+        self.walk_index = np.ascontiguousarray(walk_index, dtype=np.int64)
+        self.halve = np.ascontiguousarray(halve, dtype=np.uint8)
+        self.walks = list(walks)
+        steps = self.multiplier.shape[0]
+        if (self.scale.shape[0] != steps + 1 or self.start.shape[0] < 2
+                or self.start[0] != 0 or self.start[-1] <= steps
+                or np.any(np.diff(self.start) <= 0)
+                or self.walk_index.shape[0] != self.start.shape[0] - 1
+                or self.halve.shape[0] != self.walk_index.shape[0]
+                or self.walk_index.min() < 0 or self.walk_index.max() >= len(self.walks)):
+            raise ValueError("inconsistent DP-SGD schedule")
+
+
+cdef inline int64_t halve_even(int64_t u) noexcept nogil:
+    """round(u / 2), ties to even (exact)."""
+    cdef int64_t h = u >> 1  # floor(u / 2)
+    if (u & 1) and (h & 1):
+        h += 1
+    return h
+
+
+cdef inline int64_t catch_up(int64_t u, int64_t since, int64_t until, const int64_t* start,
+                             const int64_t* walk_index, const unsigned char* halve,
+                             int64_t n_segments, const Walk** walks, bitgen_t* rng,
+                             int64_t* segment) noexcept nogil:
+    """U_j from the start of step ``since`` to the start of step ``until``.
+
+    ``segment`` holds the index of the segment of step ``since`` (whose
+    halving, if any, U already had) and is updated; a coordinate already at
+    ``until`` only gets the halvings it missed.  Walk steps are subtracted (the
+    eager step subtracts ``M k + J``).
+    """
+    cdef int64_t s = segment[0], nxt
+    while True:
+        nxt = start[s + 1]
+        if nxt > until:
+            u -= walk_sum(walks[walk_index[s]], rng, until - since)
+            break
+        u -= walk_sum(walks[walk_index[s]], rng, nxt - since)
+        since = nxt
+        s += 1
+        if halve[s]:
+            u = halve_even(u)
+    segment[0] = s
+    return u
+
+
+def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double[::1] data,
+             const double[::1] y, const double[::1] norms, int loss, double clip,
+             int64_t[::1] U, int64_t steps, uint64_t threshold, bint all_rows, int64_t fixed,
+             Schedule schedule, double inv_grid, bint lazy, generator,
+             double[:, ::1] trace=None, int64_t trace_every=0):
+    """``steps`` DP-SGD steps on the integer frame ``U`` (in place), caught up at the end.
+
+    ``w = schedule.scale[steps] * U`` afterwards.  ``trace`` (optional) receives
+    ``s(t) U`` every ``trace_every`` steps (all coordinates caught up first:
+    the same law, other draws).
+    """
+    check_loss(loss)
+    cdef Rows X = make_rows(indptr, indices, data, y, norms, loss, clip)
+    cdef int64_t n = X.n, p = U.shape[0]
+    _check_sampling(threshold, all_rows, fixed, n)
+    if schedule.multiplier.shape[0] != steps:
+        raise ValueError("the schedule does not match the number of steps")
+    cdef const double[::1] scale = schedule.scale
+    cdef const int64_t[::1] mult = schedule.multiplier
+    cdef const int64_t[::1] start = schedule.start
+    cdef const int64_t[::1] walk_index = schedule.walk_index
+    cdef const unsigned char[::1] halve = schedule.halve
+    cdef int64_t n_segments = walk_index.shape[0]
+    cdef int64_t n_walks = len(schedule.walks)
+    walk_ptrs = np.zeros(n_walks, dtype=np.uintp)
+    cdef GaussianWalk gw
+    cdef Py_ssize_t r
+    cdef uint64_t[::1] wp = walk_ptrs
+    for r in range(n_walks):
+        gw = schedule.walks[r]
+        wp[r] = <uint64_t> &gw.walk
+    cdef const Walk** walks = <const Walk**> &wp[0]
+    cdef double[::1] G = np.zeros(p)
+    cdef int64_t[::1] last = np.zeros(p, dtype=np.int64)    # U_j holds up to step last_j
+    cdef int64_t[::1] seg = np.zeros(p, dtype=np.int64)     # segment of last_j
+    cdef unsigned char[::1] mark = np.zeros(p, dtype=np.uint8)
+    cdef int64_t[::1] touched = np.empty(p, dtype=np.int64)
+    cdef int64_t[::1] rows = np.empty(max(n, 1), dtype=np.int64)
+    cdef unsigned char[::1] chosen = np.zeros(max(n, 1), dtype=np.uint8)
+    cdef double[::1] margins = np.empty(max(n, 1))
+    cdef Batch b
+    b.rows, b.chosen, b.threshold, b.all_rows, b.fixed = &rows[0], &chosen[0], threshold, \
+        all_rows, fixed
+    cdef bitgen_t* rng = generator_bitgen(generator)
+    cdef int64_t t, a, i, k, j, m, n_touched, work = 0, traced = 0, cur = 0
+    cdef double z, coef, s_t
+    with generator.bit_generator.lock, nogil:
+        for t in range(steps):
+            while start[cur + 1] <= t:
+                cur += 1
+            sample_batch(&b, n, rng)
+            s_t = scale[t]
+            n_touched = 0
+            for a in range(b.size):  # catch the batch's coordinates up to step t
+                i = b.rows[a]
+                for k in range(X.indptr[i], X.indptr[i + 1]):
+                    j = X.indices[k]
+                    if not mark[j]:
+                        mark[j] = 1
+                        touched[n_touched] = j
+                        n_touched += 1
+                        U[j] = catch_up(U[j], last[j], t, &start[0], &walk_index[0],
+                                        &halve[0], n_segments, walks, rng, &seg[j])
+                        last[j] = t
+            for a in range(b.size):  # margins at w(t), then the clipped sum
+                i = b.rows[a]
+                z = 0.0
+                for k in range(X.indptr[i], X.indptr[i + 1]):
+                    z += X.data[k] * <double> U[X.indices[k]]
+                margins[a] = z * s_t
+            for a in range(b.size):
+                i = b.rows[a]
+                coef = clipped_coefficient(&X, i, margins[a])
+                for k in range(X.indptr[i], X.indptr[i + 1]):
+                    G[X.indices[k]] += coef * X.data[k]
+                work += 3 * (X.indptr[i + 1] - X.indptr[i])
+            m = mult[t]
+            for a in range(n_touched):  # release and step the touched coordinates
+                j = touched[a]
+                U[j] -= m * <int64_t> rint(G[j] * inv_grid) + walk_sum(
+                    walks[walk_index[cur]], rng, 1)
+                last[j] = t + 1
+                seg[j] = cur
+                G[j] = 0.0
+                mark[j] = 0
+            if not lazy:
+                for j in range(p):
+                    U[j] = catch_up(U[j], last[j], t + 1, &start[0], &walk_index[0],
+                                    &halve[0], n_segments, walks, rng, &seg[j])
+                    last[j] = t + 1
+                work += p
+            work += n
+            if trace_every and (t + 1) % trace_every == 0 and traced < trace.shape[0]:
+                for j in range(p):
+                    U[j] = catch_up(U[j], last[j], t + 1, &start[0], &walk_index[0],
+                                    &halve[0], n_segments, walks, rng, &seg[j])
+                    last[j] = t + 1
+                    trace[traced, j] = scale[t + 1] * <double> U[j]
+                traced += 1
+            if work >= SIGNAL_CHECK_WORK:
+                work = 0
+                check_signals()
+        for j in range(p):
+            U[j] = catch_up(U[j], last[j], steps, &start[0], &walk_index[0], &halve[0],
+                            n_segments, walks, rng, &seg[j])
+            last[j] = steps

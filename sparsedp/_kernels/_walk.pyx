@@ -1,0 +1,108 @@
+"""Lazy Gaussian noise: many rounded-Gaussian draws summed in one go.
+
+A solver that adds independent noise ``J_1, J_2, ...`` (each ``round(t N)``,
+the integer law of :mod:`sparsedp._kernels._noise`) to a coordinate it does not
+otherwise touch only needs their sum when it touches the coordinate again.
+:class:`GaussianWalk` draws the sum of ``k`` steps of this integer random walk
+at once: one draw per set bit ``b`` of ``k``, of the same integer law at scale
+``t 2**(b/2)`` (:func:`walk_sum`).  The state stays an exact integer, so a
+coordinate's value is the same function of its integer state whether it was
+updated every step or caught up lazily, and the catch-up carries no data.
+
+How close the law is to the eager one.  Let R_s be the ideal law of ``round(s
+N)`` and D_s the discrete Gaussian (``P(m) ∝ exp(-m^2 / 2 s^2)``).  For ``|m|
+<= 38 s`` (the sampler never returns more),
+
+    ``exp(-1 / (8 s^2)) <= R_s(m) / D_s(m) <= exp(38^2 / (24 s^2)) (1 + 3 e^(-2 pi^2 s^2))``
+
+(``R_s(m) / phi_s(m) = int_{-1/2}^{1/2} exp(-(2 m u + u^2) / (2 s^2)) du``, at most
+``sinh(a/2) / (a/2) <= exp(a^2 / 24)`` with ``a = m / s^2``, at least ``exp(-1 /
+(8 s^2))``; the discrete Gaussian's normaliser is ``s sqrt(2 pi)`` to within
+``1 + 3 e^(-2 pi^2 s^2)``, Poisson summation).  The sum of two discrete
+Gaussians of scales at least s is a discrete Gaussian of the summed variance to
+within a factor ``1 +- 4 e^(-pi^2 s^2)`` (Canonne, Kamath and Steinke 2020,
+the theta function of the convolution), nothing in double precision for
+``s >= 2**13``.  Chaining: a catch-up of k steps (popcount(k) table draws) has
+a law within ``exp(+-(popcount(k) (eta_tab + eta_lat) + k eta_lat))`` of
+the sum of k ideal draws ``R_t``, with ``eta_lat = 60.2 / t^2`` (:attr:`lattice_eta`)
+and ``eta_tab`` the tables' own error; the probability mass beyond ``38 s`` (below
+1e-300 a draw) is a total-variation term.  Since ``popcount(k) <= k``, a run
+whose eager version makes ``N`` draws is within ``exp(+-N (eta_tab + 2 eta_lat))``
+of its ideal law: :meth:`GaussianWalk.step_eta` is that per-step factor.  With
+``t >= 2**28`` it is below ``1e-12``.
+"""
+import math
+
+from ._noise cimport IntegerNoise
+from ._random cimport generator_bitgen
+
+import numpy as np
+
+__all__ = ["GaussianWalk", "LATTICE_CONSTANT", "MAX_TABLE_SCALE"]
+
+#: ``eta_lat = LATTICE_CONSTANT / t^2``: 38^2 / 24 (the sampler's cut-off at 38 t),
+#: rounded up
+LATTICE_CONSTANT = 60.2
+#: the integer sampler's largest scale (``IntegerNoise``)
+MAX_TABLE_SCALE = 2.0 ** 40
+#: total-variation bound of one draw: mass beyond the cut-off 38 t
+TAIL_TV = 1e-300
+
+
+cdef class GaussianWalk:
+    """The integer random walk with steps ``round(scale N)``, drawable lazily.
+
+    Parameters
+    ----------
+    scale : float
+        t, the steps' scale in grid units (at least ``MIN_SCALE``).
+    max_steps : int
+        The largest number of steps summed at once; ``scale * 2**((L - 1) / 2)``
+        must stay below ``2**40`` for ``L`` the bit length of ``max_steps``.
+
+    Attributes
+    ----------
+    table_eta, lattice_eta : float
+        The tables' largest relative error and ``60.2 / scale**2``.
+    """
+
+    def __cinit__(self, double scale, int64_t max_steps):
+        if max_steps < 1:
+            raise ValueError(f"max_steps must be >= 1, got {max_steps}")
+        cdef int levels = int(max_steps).bit_length()
+        if levels > WALK_LEVELS:
+            raise ValueError(f"max_steps = {max_steps} is too large (at most 2**{WALK_LEVELS} - 1)")
+        top = scale * 2.0 ** ((levels - 1) / 2.0)
+        if not top < MAX_TABLE_SCALE:
+            raise ValueError(
+                f"a walk of scale {scale:.6g} over {max_steps} steps needs a table of scale "
+                f"{top:.3g}, above the sampler's 2**40")
+        self.scale, self.max_steps = scale, max_steps
+        self._noises = [IntegerNoise("gaussian", scale * 2.0 ** (b / 2.0)) for b in range(levels)]
+        self.walk.levels = levels
+        cdef IntegerNoise noise
+        for b in range(levels):
+            noise = self._noises[b]
+            self.walk.tables[b] = &noise.table
+        self.table_eta = max(n.eta for n in self._noises)
+        self.lattice_eta = LATTICE_CONSTANT / (scale * scale)
+
+    @property
+    def step_eta(self):
+        """Per eager draw replaced: the law is within ``exp(+-step_eta)`` of the ideal."""
+        return self.table_eta + 2.0 * self.lattice_eta
+
+    def sums(self, generator, steps):
+        """The sums of ``steps[i]`` walk steps, one per entry (int64 array)."""
+        k = np.ascontiguousarray(steps, dtype=np.int64)
+        if k.size and (k.min() < 0 or k.max() > self.max_steps):
+            raise ValueError(f"steps must be in [0, {self.max_steps}]")
+        out = np.empty(k.shape[0], dtype=np.int64)
+        cdef const int64_t[::1] kv = k
+        cdef int64_t[::1] ov = out
+        cdef bitgen_t* rng = generator_bitgen(generator)
+        cdef Py_ssize_t i
+        with generator.bit_generator.lock, nogil:
+            for i in range(kv.shape[0]):
+                ov[i] = walk_sum(&self.walk, rng, kv[i])
+        return out

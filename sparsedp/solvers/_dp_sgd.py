@@ -1,0 +1,302 @@
+"""DP-SGD: proximal stochastic gradient descent with per-sample clipping.
+
+The baseline of both papers (Abadi et al. 2016; Bassily et al. 2014): each step
+samples a batch, clips each sampled row's gradient ``loss'(x_i . w, y_i) x_i``
+to L2 norm C, sums, adds Gaussian noise of standard deviation ``z C`` to every
+coordinate and takes a proximal step of size ``c = gamma / (beta B)`` (B the
+expected batch size, beta the datafit's global smoothness).
+
+Neighbouring relation and accounting.  Poisson sampling (each row with
+probability ``q = B / n``, exact: a 64-bit word below ``floor(q 2**64)``, a rate
+at most q) under add/remove neighbours: the batch sum has L2 sensitivity C,
+and the T steps are T Poisson-subsampled Gaussian mechanisms, accounted by the
+privacy loss distribution (:mod:`sparsedp.privacy.pld`; RDP as a cross-check
+and fallback).  Fixed-size batches (``sampling="fixed"``, B rows without
+replacement) under replace-one neighbours: sensitivity 2C, accounted by the
+RDP of sampling without replacement (Wang, Balle and Kasiviswanathan 2019);
+fixed-size batches must not be accounted as Poisson ones (Lebeda et al. 2024).
+
+Floating point.  Every step releases the integer vector ``k = rint(G / g)``
+plus integer noise (:class:`~sparsedp.solvers._release.WalkRelease`); the
+iterate is a function of these integers and public constants.  With no
+penalty or an L2 penalty the iterate is kept as ``w = s(t) U`` with ``U`` an
+exact integer vector (the L2 shrinkage lives in the public scale s(t)), so the
+noise of coordinates no batch row touches can be drawn lazily (docs/dp_sgd.rst).
+"""
+import math
+import warnings
+
+import numpy as np
+
+from .._kernels import kernel_id
+from .._kernels._dp_sgd_fast import Schedule, sgd_eager, sgd_lazy
+from .._kernels._noise import IntegerNoise, NOISE_ETA
+from .._kernels._walk import LATTICE_CONSTANT, TAIL_TV
+from .._planted import active
+from .._validation import (check_bool, check_integer, check_option, check_privacy_budget,
+                           check_random_state, check_real)
+from ..exceptions import PrivacyLeakWarning
+from ..privacy import PrivacyLedger, calibrate
+from ..privacy.pld import calibrate_sampled_gaussian_pld
+from ._base import Budget, _after_slack, check_problem
+from ._release import WalkRelease
+from ._result import NonPrivateDiagnostics, Result
+
+__all__ = ["dp_sgd"]
+
+SAMPLINGS = ("poisson", "fixed")
+#: integer multiplier of the L2 frame at a halving (step sizes exact to 1 / (2 M))
+FRAME_MULTIPLIER = 2 ** 12
+#: walks per halving of the L2 frame: the noise is at most 2**(1/16) (4.4%) above z
+FRAME_RUNGS = 16
+#: the eta reserved per eager draw: the tables' (at most 2**-41 in practice) plus
+#: twice the lattice term at walk scales >= 2**25 (checked once the walks are built)
+RESERVED_STEP_ETA = 2.0 ** -41 + 2.0 * LATTICE_CONSTANT / 2.0 ** 50
+
+
+def _rows(problem):
+    """The CSR arrays of X (int64 row pointers, int32 columns), row norms."""
+    Xr = problem.X.tocsr()
+    indptr = np.ascontiguousarray(Xr.indptr, dtype=np.int64)
+    indices = np.ascontiguousarray(Xr.indices, dtype=np.int32)
+    data = np.ascontiguousarray(Xr.data, dtype=np.float64)
+    norms = np.sqrt(np.asarray(Xr.multiply(Xr).sum(axis=1)).ravel())
+    return indptr, indices, data, norms
+
+
+def global_smoothness(X, datafit):
+    """beta ||X||_2^2 / n: the datafit's global smoothness (computed from the data)."""
+    from scipy.sparse.linalg import svds
+    n = X.shape[0]
+    if min(X.shape) == 1 or X.nnz == 0:
+        top = float(np.sqrt((X.multiply(X)).sum())) if min(X.shape) == 1 else 0.0
+    else:
+        top = float(svds(X.astype(np.float64), k=1, return_singular_vectors=False,
+                         random_state=0)[0])
+    return datafit.beta * top * top / n
+
+
+def frame_schedule(steps, shrink):
+    """The public frame of the integer iterate under L2 shrinkage ``a = shrink``.
+
+    Returns ``phi`` (length steps + 1: ``w = (c g / M_0) phi(t) U``), the
+    multipliers ``M_t = round(M_0 / phi(t))``, the segments (start, rung,
+    halve) and the rungs' multiplier bounds ``ceil(M_0 2**((r + 1) / 16))``.
+    With ``shrink = 1`` (no penalty): M = 1, one segment.
+    """
+    if shrink == 1.0:
+        return (np.ones(steps + 1), np.ones(steps, dtype=np.int64),
+                np.array([0, steps + 1]), np.array([0]), np.array([0], dtype=np.uint8), [1])
+    m0 = FRAME_MULTIPLIER
+    # phi(t) = a^t 2^k(t) in (1/2, 1]: k(t) halvings so far, x = -t log2(a)
+    x = -np.arange(steps + 1) * math.log2(shrink)
+    halvings = np.floor(x)
+    frac = x - halvings
+    phi = np.exp2(-frac)
+    halve_at = np.concatenate([[False], np.diff(halvings) > 0])
+    multiplier = np.rint(m0 / phi[:steps]).astype(np.int64)
+    rung = np.clip(np.floor(FRAME_RUNGS * frac[:steps]), 0, FRAME_RUNGS - 1).astype(np.int64)
+    bounds = [int(math.ceil(m0 * 2.0 ** ((r + 1) / FRAME_RUNGS))) + 1
+              for r in range(FRAME_RUNGS)]
+    if np.any(multiplier > np.array(bounds)[rung]):
+        raise RuntimeError("frame multiplier above its rung's bound")
+    change = np.flatnonzero((np.diff(rung) != 0) | halve_at[1:steps]) + 1
+    start = np.concatenate([[0], change, [steps + 1]])
+    return (phi, multiplier, start, rung[start[:-1]] if steps else np.array([0]),
+            halve_at[start[:-1]].astype(np.uint8), bounds)
+
+
+class DPSGD:
+    """DP-SGD's steps in the skeleton's order (validate, slack, calibrate, kernel, result)."""
+
+    def fit(self, X, y, datafit, penalty, *, epsilon, delta, passes, clip, step_size,
+            batch_size, sampling, smoothness, lazy, random_state, trace, diagnostics):
+        problem = check_problem(X, y, datafit, penalty)
+        epsilon, delta = check_privacy_budget(epsilon, delta)
+        n, p = problem.n, problem.p
+        passes = check_real(passes, "passes")
+        clip = check_real(clip, "clip", allow_inf=True)
+        if math.isinf(clip) and math.isfinite(epsilon):
+            raise ValueError("clip=inf leaves the gradient's sensitivity unbounded: a finite "
+                             "clip is required when epsilon is finite")
+        step_size = check_real(step_size, "step_size")
+        batch_size = check_integer(batch_size, "batch_size", low=1, high=n)
+        sampling = check_option(sampling, "sampling", SAMPLINGS)
+        trace, diagnostics = check_bool(trace, "trace"), check_bool(diagnostics, "diagnostics")
+        l1, l2 = problem.penalty.l1, problem.penalty.l2
+        if lazy == "auto":
+            lazy = l1 == 0.0
+        lazy = check_bool(lazy, "lazy")
+        if lazy and l1 != 0.0:
+            raise ValueError("lazy noise needs no penalty or an L2 penalty: the L1 prox has no "
+                             "exact lazy form (use lazy=False)")
+        generator = check_random_state(random_state)
+        steps = max(1, int(round(passes * n / batch_size)))
+        rate = batch_size / n
+        ledger = PrivacyLedger(delta=delta, relation="add-remove" if sampling == "poisson"
+                               else "replace-one")
+
+        beta = self._smoothness(problem, smoothness, ledger)
+        prox_step = step_size / beta if beta > 0 else 0.0  # gamma / beta, on F's scale
+        step = prox_step / batch_size  # on the batch's sum
+
+        release, z = None, 0.0
+        if math.isfinite(epsilon):
+            eta = RESERVED_STEP_ETA
+            budget = _after_slack(epsilon, delta, eta * steps * p, TAIL_TV * steps * p)
+            ledger.add_sampler_error(
+                "integer Gaussian noise (each eager draw within exp(+-eta) of round(t N), "
+                "lazily summed draws included)", eta, count=steps * p)
+            ledger.add_sampler_tv("integer Gaussian noise beyond 38 t", TAIL_TV, count=steps * p)
+            z = self._calibrate(budget, rate, steps, sampling, ledger, clip)
+        shrink = 1.0 / (1.0 + prox_step * l2) if (lazy and l2) else 1.0
+        phi, mult, start, walk_index, halve, bounds = frame_schedule(steps, shrink)
+        if z > 0:
+            sensitivity = clip if sampling == "poisson" else 2.0 * clip
+            release = WalkRelease(z, batch_size if sampling == "fixed" else n, p, sensitivity,
+                                  steps + 1, data_multipliers=bounds if lazy else (1,))
+            if release.step_eta > RESERVED_STEP_ETA:
+                raise RuntimeError("walk tables coarser than the reserved slack")
+        kernel_clip = math.inf if active("no_clipping") else clip
+        indptr, indices, data, norms = _rows(problem)
+        every = max(1, int(round(n / batch_size))) if trace else 0
+        records = np.zeros((int(steps // every) if trace else 0, p))
+        threshold, all_rows = _poisson_threshold(rate)
+        fixed = batch_size if sampling == "fixed" else 0
+        loss = kernel_id(problem.datafit)
+
+        if release is None:  # epsilon = inf: the same steps without noise, float iterate
+            w = np.zeros(p)
+            sgd_eager(indptr, indices, data, problem.y, norms, loss, kernel_clip, w, steps, step,
+                      prox_step, l1, l2, threshold, all_rows, fixed, IntegerNoise("gaussian", 8192.0),
+                      0.0, 0.0, -1.0, generator, records, every)  # raw_sd < 0: no noise
+        elif lazy:
+            U = np.zeros(p, dtype=np.int64)
+            scale = step * release.grid / FRAME_MULTIPLIER * phi if shrink != 1.0 \
+                else step * release.grid * phi
+            schedule = Schedule(scale, mult, start, walk_index, halve, release.walks)
+            self._check_range(release, steps, batch_size if fixed else n, mult)
+            sgd_lazy(indptr, indices, data, problem.y, norms, loss, kernel_clip, U, steps,
+                     threshold, all_rows, fixed, schedule, release.inv_grid, True, generator,
+                     records, every)
+            w = scale[steps] * U.astype(np.float64)
+        else:
+            w = np.zeros(p)
+            noise = IntegerNoise("gaussian", float(release.scales[0]))
+            sgd_eager(indptr, indices, data, problem.y, norms, loss, kernel_clip, w, steps, step,
+                      prox_step, l1, l2, threshold, all_rows, fixed, noise, release.grid,
+                      release.inv_grid,
+                      release.noise_sd if release.raw else 0.0, generator, records, every)
+        info = {"noise_multiplier": z, "steps": steps, "sampling_rate": rate,
+                "sampling": sampling, "relation": ledger.relation, "smoothness": beta,
+                "step": step, "lazy": lazy, "batch_size": batch_size,
+                "noise_sd": 0.0 if release is None else release.noise_sd}
+        if release is not None:
+            info.update(grid=release.grid, grid_points=release.points,
+                        float_sum_factor=release.rho)
+        diag = None
+        if diagnostics or trace:
+            tr = {"coef": records, "passes": (np.arange(len(records)) + 1) * every * batch_size / n}
+            tr["objective"] = np.array([problem.objective(r) for r in records])
+            diag = NonPrivateDiagnostics(objective=problem.objective(w), trace=tr if trace else None,
+                                         counters={})
+        return Result(coef=w, n_iter=steps, privacy=ledger, info=info, diagnostics=diag)
+
+    @staticmethod
+    def _smoothness(problem, smoothness, ledger):
+        if smoothness is None:
+            description = ("the global smoothness beta ||X||_2^2 / n, computed from the data for "
+                           "the step size; pass smoothness=<public bound> to avoid the leak")
+            warnings.warn(f"smoothness: {description}", PrivacyLeakWarning, stacklevel=4)
+            ledger.add_leak("smoothness", description)
+            return global_smoothness(problem.X, problem.datafit)
+        return check_real(smoothness, "smoothness")
+
+    @staticmethod
+    def _calibrate(budget, rate, steps, sampling, ledger, clip):
+        name = ("clipped batch gradient sums (integer Gaussian on a grid, L2 sensitivity "
+                f"{'C' if sampling == 'poisson' else '2C'} = "
+                f"{clip if sampling == 'poisson' else 2 * clip:.6g})")
+        if sampling == "poisson":
+            z = calibrate_sampled_gaussian_pld(budget.epsilon, budget.delta, rate, steps)
+            ledger.add_sampled_gaussian(name + ", Poisson sampling, PLD accountant", z, rate,
+                                        count=steps, sensitivity=clip)
+            return z
+
+        def ledger_of(multiplier):
+            led = PrivacyLedger(delta=budget.delta)
+            led.add_sampled_gaussian_wor("batch", multiplier, rate, count=steps)
+            return led
+        from ..privacy.rdp import calibrate_sampled_gaussian
+        guess = calibrate_sampled_gaussian(budget.epsilon, budget.delta, min(1.0, 2 * rate), steps)
+        z = calibrate(ledger_of, budget.epsilon, budget.delta, guess)
+        ledger.add_sampled_gaussian_wor(
+            name + ", fixed-size batches without replacement, RDP of sampling without "
+            "replacement (Wang, Balle and Kasiviswanathan 2019)", z, rate, count=steps,
+            sensitivity=2 * clip)
+        return z
+
+    @staticmethod
+    def _check_range(release, steps, terms, mult):
+        """|U| stays below 2**62: each step adds at most M (terms S rho + 1) + 38 tau."""
+        bound = steps * (float(mult.max()) * (terms * release.points * release.rho + 1)
+                         + 38.0 * float(release.scales.max()) * 2.0)
+        if bound >= 2.0 ** 62:
+            raise ValueError(f"{steps} steps of batches of {terms} rows overflow the exact "
+                             "integer iterate: use fewer passes or a smaller batch")
+
+
+def _poisson_threshold(rate):
+    """``floor(rate 2**64)`` (the realised rate is at most ``rate``), or rate 1."""
+    if rate >= 1.0:
+        return 0, True
+    return int(math.floor(rate * 2.0 ** 64)), False
+
+
+def dp_sgd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_size=1.0,
+           batch_size=1, sampling="poisson", smoothness=None, lazy="auto", random_state=None,
+           trace=False, diagnostics=False):
+    """Differentially private proximal SGD with per-sample clipping.
+
+    Minimises ``datafit(X w, y) + penalty(w)`` with ``T = round(passes n / B)``
+    steps ``w <- prox_{c psi}(w - c (sum_i clip(grad_i, C) + N(0, z^2 C^2 I)))``,
+    ``c = step_size / (beta B)``.
+
+    Parameters
+    ----------
+    X : {sparse matrix, ndarray} of shape (n, p)
+    y : ndarray of shape (n,)
+    datafit : Squared, Logistic or SquaredHinge
+    penalty : None, L1, L2 or ElasticNet
+    epsilon : float
+        ``inf`` runs the same steps without noise.
+    delta : float
+    passes : float
+        Expected number of passes over the n rows.
+    clip : float
+        C, the L2 norm each per-sample gradient is clipped to.
+    step_size : float, default=1.0
+        gamma in ``gamma / beta``.
+    batch_size : int, default=1
+        B: expected (Poisson) or exact (fixed) batch size.
+    sampling : {"poisson", "fixed"}, default="poisson"
+        Poisson (add/remove neighbours, PLD accounting) or fixed-size batches
+        without replacement (replace-one, RDP of sampling without replacement).
+    smoothness : float, optional
+        beta, a public bound on the datafit's global smoothness; None computes
+        ``beta ||X||_2^2 / n`` from the data (a recorded leak).
+    lazy : {"auto", True, False}, default="auto"
+        Lazy noise (no penalty or L2: O(nnz of the batch) a step); "auto" uses
+        it whenever the penalty allows.
+    random_state : None, int or numpy.random.Generator
+    trace, diagnostics : bool, default=False
+        Non-private diagnostics (the trace records the iterate once per pass).
+
+    Returns
+    -------
+    Result
+    """
+    return DPSGD().fit(X, y, datafit, penalty, epsilon=epsilon, delta=delta, passes=passes,
+                       clip=clip, step_size=step_size, batch_size=batch_size, sampling=sampling,
+                       smoothness=smoothness, lazy=lazy, random_state=random_state, trace=trace,
+                       diagnostics=diagnostics)
