@@ -166,7 +166,7 @@ def one_step_update(X, y, alpha, v, loss, clip, batch_size, lambda_n, clip_terms
                  v_after, np.zeros(p, np.int64), np.zeros(p, np.int64), np.zeros(p),
                  np.zeros(n, np.int64), np.arange(n, dtype=np.int64), np.zeros(p, np.int64),
                  np.zeros(p, np.uint8), 0, 1, 0, 0, True, batch_size, lambda_n, clip,
-                 clip_terms, 0, None, 0.0, 0.0, None, 0.0, 0.0, gen,
+                 clip_terms, 0, None, 0.0, 0.0, False, gen,
                  np.random.default_rng(1))
     return v_after - v
 

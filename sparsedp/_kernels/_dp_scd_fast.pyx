@@ -27,8 +27,9 @@ from numpy.random cimport bitgen_t
 
 import numpy as np
 
-from ._noise cimport IntegerNoise, NoiseTable, noise_draw, noise_fill
+from ._noise cimport NoiseTable, noise_draw, noise_fill
 from ._random cimport generator_bitgen, uniform_index_fill
+from ._walk cimport GaussianWalk, Walk, walk_sum
 
 cdef enum:
     SQUARED = 0
@@ -92,16 +93,14 @@ cdef inline double dual_step(int loss, double alpha, double y, double margin,
     return y * (bn - y * alpha)
 
 
-cdef inline void catch_up(const NoiseTable* table, bitgen_t* rng, int64_t* A,
+cdef inline void catch_up(const Walk* walk, bitgen_t* rng, int64_t* A,
                           int64_t* last, double* v, double grid, Py_ssize_t k,
                           int64_t t) noexcept nogil:
-    """Lazy noise: add to A[k] the draws of the steps last[k] .. t - 1 it missed."""
-    cdef int64_t missed = t - last[k], s, total = 0
+    """Lazy noise: add to A[k] the sum of the steps last[k] .. t - 1 it missed."""
+    cdef int64_t missed = t - last[k]
     if missed <= 0:
         return
-    for s in range(missed):
-        total += noise_draw(table, rng)
-    A[k] += total
+    A[k] += walk_sum(walk, rng, missed)
     v[k] = grid * <double> A[k]
     last[k] = t
 
@@ -113,9 +112,8 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
                  int64_t[::1] perm, int64_t[::1] touched, unsigned char[::1] mark,
                  int64_t t_start, int64_t n_steps, int sampling, uint64_t threshold,
                  bint take_all, Py_ssize_t batch_size, double lambda_n, double clip,
-                 bint clip_terms, int noise_mode, IntegerNoise noise, double grid,
-                 double inv_grid, IntegerNoise alpha_noise, double alpha_grid,
-                 double alpha_inv_grid, sampler, noise_generator):
+                 bint clip_terms, int noise_mode, GaussianWalk walk, double grid,
+                 double inv_grid, bint noise_alpha, sampler, noise_generator):
     """Run the steps ``t_start .. t_start + n_steps - 1`` of DP-SCD in place.
 
     Parameters
@@ -139,9 +137,10 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
     clip : C; every update is scaled to ``|zeta_j| max(1, ||x_j||) <= C`` when
         ``clip_terms``.
     noise_mode : 0 none (v in floating point), 1 eager, 2 lazy.
-    noise, grid, inv_grid : the integer law of a step's noise on v and its grid.
-    alpha_noise, alpha_grid, alpha_inv_grid : the same for the updated alphas
-        (the paper's variant), or None.
+    walk, grid, inv_grid : the integer walk of v's noise (a step: one draw of
+        its first table) and the grid.
+    noise_alpha : also release the updated alphas on the grid with one step of
+        the walk each (the paper's variant).
     sampler, noise_generator : numpy Generators (batches; noise).
 
     Returns
@@ -152,14 +151,13 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
     cdef Py_ssize_t n = y.shape[0], p = v.shape[0]
     cdef bitgen_t* srng = generator_bitgen(sampler)
     cdef bitgen_t* nrng = generator_bitgen(noise_generator)
+    cdef const Walk* wk = NULL
     cdef const NoiseTable* table = NULL
-    cdef const NoiseTable* atable = NULL
-    if noise_mode != NOISE_NONE:
-        if noise is None:
-            raise ValueError("a noisy run needs its integer noise")
-        table = &noise.table
-    if alpha_noise is not None:
-        atable = &alpha_noise.table
+    if noise_mode != NOISE_NONE or noise_alpha:
+        if walk is None:
+            raise ValueError("a noisy run needs its integer walk")
+        wk = &walk.walk
+        table = wk.tables[0]
     if noise_mode == NOISE_LAZY and last.shape[0] != p:
         raise ValueError("lazy noise needs last of shape (n_features,)")
     if not (dv.shape[0] == p and touched.shape[0] == p and mark.shape[0] == p
@@ -212,7 +210,7 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
                 for kk in range(indptr[j], indptr[j + 1]):
                     k = indices[kk]
                     if noise_mode == NOISE_LAZY:
-                        catch_up(table, nrng, &A[0], &last[0], &v[0], grid, k, t)
+                        catch_up(wk, nrng, &A[0], &last[0], &v[0], grid, k, t)
                     margin += data[kk] * v[k]
                 margin /= lambda_n
                 nrm = row_norms[j]
@@ -224,9 +222,9 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
                         zeta /= scale
                 if zeta != zeta:
                     zeta = 0.0
-                if atable != NULL:
-                    alpha[j] += alpha_grid * (rint_fast(zeta * alpha_inv_grid)
-                                              + <double> noise_draw(atable, nrng))
+                if noise_alpha:
+                    alpha[j] += grid * (rint_fast(zeta * inv_grid)
+                                        + <double> noise_draw(table, nrng))
                 else:
                     alpha[j] += zeta
                 if zeta == 0.0:
@@ -257,13 +255,13 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
 
 
 def dp_scd_finish(double[::1] v, int64_t[::1] A, int64_t[::1] last, int64_t t,
-                  IntegerNoise noise, double grid, noise_generator):
+                  GaussianWalk walk, double grid, noise_generator):
     """Lazy noise: bring every coordinate up to step ``t`` (the output's v)."""
     cdef Py_ssize_t k, p = v.shape[0]
     cdef bitgen_t* nrng = generator_bitgen(noise_generator)
-    cdef const NoiseTable* table = &noise.table
+    cdef const Walk* wk = &walk.walk
     if A.shape[0] != p or last.shape[0] != p:
         raise ValueError("inconsistent array shapes")
     with noise_generator.bit_generator.lock, nogil:
         for k in range(p):
-            catch_up(table, nrng, &A[0], &last[0], &v[0], grid, k, t)
+            catch_up(wk, nrng, &A[0], &last[0], &v[0], grid, k, t)

@@ -15,8 +15,7 @@ import scipy.sparse as sp
 
 from .._kernels import kernel_id
 from .._kernels._dp_scd_fast import dp_scd_finish, dp_scd_steps
-from .._kernels._noise import (GRID_POINTS, MIN_SCALE, NOISE_ETA, IntegerNoise,
-                               float_sum_factor)
+from .._kernels._walk import TAIL_TV
 from .._planted import active
 from .._validation import (check_bool, check_integer, check_option, check_privacy_budget,
                            check_random_state, check_real, check_X_y)
@@ -26,17 +25,16 @@ from ..privacy import (PrivacyLedger, calibrate, calibrate_sampled_gaussian,
                        calibrate_sampled_gaussian_pld)
 from ._base import Budget, KernelOutput, PrivateSolver, Problem, _after_slack
 from ._dp_cd import split_generator
+from ._dp_sgd import RESERVED_STEP_ETA as RESERVED_SGD_ETA
+from ._release import WalkRelease
 from ._result import NonPrivateDiagnostics, Result
 
 __all__ = ["dp_scd"]
 
 SAMPLINGS = ("poisson", "fixed")
 DATAFITS = (Squared, Logistic, Hinge)
-# grid points per unit of sensitivity: at least this many per sqrt(dim), so that
-# rounding every coordinate (at most sqrt(dim) in L2, in grid units) adds at
-# most 2**-12 to the sensitivity
-ROUNDING_POINTS = 4096
-MAX_GRID_INTEGER = 2.0 ** 51
+# the samplers' slack reserved per draw (checked against the walk's own, as DP-SGD)
+RESERVED_STEP_ETA = RESERVED_SGD_ETA
 
 
 def check_dual_problem(X, y, datafit, penalty):
@@ -53,53 +51,6 @@ def check_dual_problem(X, y, datafit, penalty):
                          f"alpha = {penalty.alpha!r}")
     X, y = check_X_y(X, y, datafit)
     return Problem(X, y, datafit, penalty)
-
-
-class VectorRelease:
-    """A Gaussian release of a vector sum on a public grid (the interim eager noise).
-
-    The released vector is ``g (rint(Delta v / g) + J)``, ``J`` integer noise of
-    scale ``t`` per coordinate.  Between neighbours the computed ``Delta v / g``
-    differ by at most ``rho S`` in L2 (``S`` grid points per ``sensitivity``;
-    ``rho`` covers the floating-point sums, :func:`float_sum_factor`), and the
-    rounding adds at most 1 per coordinate: ``rho S + sqrt(dim)`` in all, and
-    ``t = z (rho S + ceil(sqrt(dim)))`` is noise multiplier z on that integer
-    vector.
-
-    Parameters
-    ----------
-    multiplier : float
-        z, noise standard deviation over the sensitivity.
-    n_terms : int
-        Bound on the terms of every floating-point sum of the release.
-    dim : int
-        Number of coordinates released.
-    sensitivity : float
-        L2 sensitivity of the exact vector.
-    factor : float, default=1.0
-        Extra noise factor (sqrt(2): the paper's noise on [alpha; v]).
-    """
-
-    def __init__(self, multiplier, n_terms, dim, sensitivity, factor=1.0):
-        self.multiplier, self.factor = multiplier, factor
-        self.rho = float_sum_factor(n_terms)
-        points = GRID_POINTS
-        rounding = math.ceil(math.sqrt(dim))
-        z = multiplier / 2.0 if active("noise_halved") else multiplier
-        while points < ROUNDING_POINTS * rounding or z * points < MIN_SCALE:
-            points *= 2
-        if n_terms * points > MAX_GRID_INTEGER:
-            raise ValueError(f"{n_terms} terms do not fit an exact integer grid of "
-                             f"{points} points per sensitivity")
-        self.points = points
-        self.int_sensitivity = self.rho * points + rounding
-        self.int_scale = factor * z * self.int_sensitivity
-        self.noise = IntegerNoise("gaussian", self.int_scale)
-        delta = sensitivity / 2.0 if active("sensitivity_halved") else sensitivity
-        self.grid = delta / points
-        self.inv_grid = points / delta * (1.0 - 2.0 ** -50)
-        self.scale = self.grid * factor * multiplier * self.int_sensitivity
-        self.raw = active("raw_float_noise")
 
 
 def poisson_threshold(rate):
@@ -182,11 +133,23 @@ class DPSCD(PrivateSolver):
                 z, q, count=steps, sensitivity=sensitivity if z else None)
         if z == 0.0:
             return None
+        draws = self.integer_draws(problem, options)
+        ledger.add_sampler_error(
+            "integer Gaussian noise of v (each eager draw within exp(+-eta) of round(t N), "
+            "lazily summed draws included)", RESERVED_STEP_ETA, count=draws)
+        ledger.add_sampler_tv("integer Gaussian noise beyond 38 t", TAIL_TV, count=draws)
+        # the paper's variant: sqrt(2) z on v (and on the alphas), accounted as z
         factor = math.sqrt(2.0) if options["noise_alpha"] else 1.0
-        n_terms = max(problem.n, problem.p) + 2
-        release = VectorRelease(z, n_terms, problem.p, sensitivity, factor)
-        ledger.add_sampler_error("integer noise of v", release.noise.eta,
-                                 count=self.integer_draws(problem, options))
+        n_terms = problem.n if poisson else options["batch_size"]
+        release = WalkRelease(factor * z, n_terms, problem.p, sensitivity, steps + 1)
+        if release.step_eta > RESERVED_STEP_ETA:
+            raise RuntimeError("walk tables coarser than the reserved slack")
+        bound = steps * (n_terms * release.points * release.rho + 1
+                         + 38.0 * float(release.scales.max()) * 2.0)
+        if bound >= 2.0 ** 62:
+            raise ValueError(f"{steps} steps of batches of {n_terms} rows overflow the exact "
+                             "integer accumulator of v: use fewer passes or a smaller batch")
+        release.accounted_multiplier = z
         return release
 
     def run(self, problem, clip, release, generator, options, trace):
@@ -212,14 +175,14 @@ class DPSCD(PrivateSolver):
         sampler, noise_gen = split_generator(generator)
 
         if release is None:
-            mode, noise, grid, inv_grid = 0, None, 0.0, 0.0
+            mode, walk, grid, inv_grid = 0, None, 0.0, 0.0
         else:
             if release.raw:
                 raise NotImplementedError(
                     "dp_scd releases v on its integer grid only (no raw-float variant)")
             mode = 2 if options["lazy"] else 1
-            noise, grid, inv_grid = release.noise, release.grid, release.inv_grid
-        alpha_noise = noise if (release is not None and options["noise_alpha"]) else None
+            walk, grid, inv_grid = release.walks[0], release.grid, release.inv_grid
+        noise_alpha = release is not None and options["noise_alpha"]
         poisson = options["sampling"] == "poisson"
         threshold = poisson_threshold(options["rate"]) if poisson else 0
         take_all = poisson and threshold is None
@@ -236,17 +199,17 @@ class DPSCD(PrivateSolver):
                 loss, data, indices, indptr, y, row_norms, alpha, v, A, last, dv, batch,
                 perm, touched, mark, t, todo, 0 if poisson else 1,
                 0 if threshold is None else threshold, take_all, options["batch_size"],
-                lam_n, clip if math.isfinite(clip) else 1.0, clip_terms, mode, noise,
-                grid, inv_grid, alpha_noise, grid, inv_grid, sampler, noise_gen)
+                lam_n, clip if math.isfinite(clip) else 1.0, clip_terms, mode, walk,
+                grid, inv_grid, noise_alpha, sampler, noise_gen)
             t += todo
             if mode == 2 and (trace or t == steps):
-                dp_scd_finish(v, A, last, t, noise, grid, noise_gen)
+                dp_scd_finish(v, A, last, t, walk, grid, noise_gen)
             if trace:
                 passes_done.append(t * options["batch_size"] / n)
                 values.append(problem.objective(v / lam_n))
         coef = v / lam_n
-        info = {"noise_multiplier": 0.0 if release is None else release.multiplier,
-                "noise_scale": 0.0 if release is None else release.scale,
+        info = {"noise_multiplier": 0.0 if release is None else release.accounted_multiplier,
+                "noise_scale": 0.0 if release is None else release.noise_sd,
                 "clip": clip, "sampling": options["sampling"],
                 "sampling_rate": options["rate"], "batch_size": options["batch_size"],
                 "steps": steps, "lazy": options["lazy"],
@@ -279,8 +242,8 @@ class DPSCD(PrivateSolver):
 
         budget = Budget(epsilon, delta)
         if budget.private:
-            eta, tv = NOISE_ETA * self.integer_draws(problem, options), 0.0
-            budget = _after_slack(epsilon, delta, eta, tv)
+            draws = self.integer_draws(problem, options)
+            budget = _after_slack(epsilon, delta, RESERVED_STEP_ETA * draws, TAIL_TV * draws)
         release = self.calibrate(problem, clip, budget, ledger, options)
         out = self.run(problem, clip, release, generator, options, trace)
 
