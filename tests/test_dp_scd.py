@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from scipy import stats
 
 from sparsedp._kernels import kernel_id
-from sparsedp._kernels._dp_scd_fast import dp_scd_steps
+from sparsedp._kernels._dp_scd_fast import COORDINATE_DTYPE, dp_scd_steps
 from sparsedp._planted import planted
 from sparsedp.datafits import Hinge, Logistic, Squared, SquaredHinge
 from sparsedp.penalties import L1, L2, ElasticNet
@@ -160,15 +160,13 @@ def one_step_update(X, y, alpha, v, loss, clip, batch_size, lambda_n, clip_terms
     indptr = Xr.indptr.astype(np.int64)
     norms = np.sqrt(np.bincount(np.repeat(np.arange(n), np.diff(indptr)),
                                 weights=data ** 2, minlength=n))
-    v_after = v.copy()
-    gen = np.random.default_rng(0)
+    state = np.zeros(p, dtype=COORDINATE_DTYPE)
+    state["v"] = v
     dp_scd_steps(loss, data, Xr.indices.astype(np.int64), indptr, y, norms, alpha.copy(),
-                 v_after, np.zeros(p, np.int64), np.zeros(p, np.int64), np.zeros(p),
-                 np.zeros(n, np.int64), np.arange(n, dtype=np.int64), np.zeros(p, np.int64),
-                 np.zeros(p, np.uint8), 0, 1, 0, 0, True, batch_size, lambda_n, clip,
-                 clip_terms, 0, None, 0.0, 0.0, False, gen,
-                 np.random.default_rng(1))
-    return v_after - v
+                 state, np.zeros(n), np.zeros(n, np.int64), np.arange(n, dtype=np.int64),
+                 0, 1, 0, 0, True, batch_size, lambda_n, clip, clip_terms, 0, None, 0.0,
+                 0.0, False, np.random.default_rng(0), np.random.default_rng(1))
+    return state["v"] - v
 
 
 @pytest.mark.parametrize("datafit", [Squared(), Logistic(), Hinge()])

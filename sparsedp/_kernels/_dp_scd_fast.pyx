@@ -93,23 +93,30 @@ cdef inline double dual_step(int loss, double alpha, double y, double margin,
     return y * (bn - y * alpha)
 
 
-cdef inline void catch_up(const Walk* walk, bitgen_t* rng, int64_t* A,
-                          int64_t* last, double* v, double grid, Py_ssize_t k,
+ctypedef struct Coordinate:       # one cache line holds a coordinate's state
+    int64_t acc                     # v_k = grid * acc (noisy runs)
+    int64_t last                    # lazy noise: steps before this one are added
+    double v                        # v_k (grid * acc, or the float v without noise)
+
+#: numpy's view of :c:type:`Coordinate`
+COORDINATE_DTYPE = np.dtype([("acc", np.int64), ("last", np.int64), ("v", np.float64)])
+
+
+cdef inline void catch_up(const Walk* walk, bitgen_t* rng, Coordinate* c, double grid,
                           int64_t t) noexcept nogil:
-    """Lazy noise: add to A[k] the sum of the steps last[k] .. t - 1 it missed."""
-    cdef int64_t missed = t - last[k]
+    """Lazy noise: add to acc the sum of the walk's steps last .. t - 1 it missed."""
+    cdef int64_t missed = t - c.last
     if missed <= 0:
         return
-    A[k] += walk_sum(walk, rng, missed)
-    v[k] = grid * <double> A[k]
-    last[k] = t
+    c.acc += walk_sum(walk, rng, missed)
+    c.v = grid * <double> c.acc
+    c.last = t
 
 
 def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
                  const int64_t[::1] indptr, const double[::1] y,
-                 const double[::1] row_norms, double[::1] alpha, double[::1] v,
-                 int64_t[::1] A, int64_t[::1] last, double[::1] dv, int64_t[::1] batch,
-                 int64_t[::1] perm, int64_t[::1] touched, unsigned char[::1] mark,
+                 const double[::1] row_norms, double[::1] alpha, Coordinate[::1] state,
+                 double[::1] zetas, int64_t[::1] batch, int64_t[::1] perm,
                  int64_t t_start, int64_t n_steps, int sampling, uint64_t threshold,
                  bint take_all, Py_ssize_t batch_size, double lambda_n, double clip,
                  bint clip_terms, int noise_mode, GaussianWalk walk, double grid,
@@ -123,22 +130,24 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
     data, indices, indptr : CSR rows of X (int64 indices).
     y : labels; row_norms : ``||x_j||``.
     alpha : the dual variables (hidden state, updated).
-    v : the shared vector (``grid * A`` when noisy; updated).
-    A, last : the grid accumulator and, lazy noise only, the step up to which
-        each coordinate's noise has been added (updated).
-    dv, batch, perm, touched, mark : work arrays (p, n, n, p, p); ``perm`` holds
-        a permutation of the rows (fixed-size sampling; updated).
+    state : per coordinate of v (:data:`COORDINATE_DTYPE`): the grid accumulator,
+        the lazy noise's last step, v itself (updated).
+    zetas, batch, perm : work arrays of length n; ``perm`` holds a permutation
+        of the rows (fixed-size sampling; updated).
     sampling : 0 Poisson (row kept when a 64-bit word is below ``threshold``,
         every row when ``take_all``), 1 fixed size ``batch_size`` without
         replacement (partial Fisher-Yates, exact bounded integers).
     batch_size : L, the public batch size of the subproblem (and the size of a
         fixed-size batch).
-    lambda_n : ``lambda n``.
+    lambda_n : ``lambda n`` (n public).
     clip : C; every update is scaled to ``|zeta_j| max(1, ||x_j||) <= C`` when
         ``clip_terms``.
     noise_mode : 0 none (v in floating point), 1 eager, 2 lazy.
     walk, grid, inv_grid : the integer walk of v's noise (a step: one draw of
-        its first table) and the grid.
+        its first table) and the grid.  Each term ``zeta_j x_jk`` is rounded to
+        the grid on its own (``rint(zeta_j x_jk / g)``): the integer sums are
+        exact, and one row moves the integer vector by at most ``S + sqrt(dim)
+        / 2`` in L2 (docs/dp_scd.rst).
     noise_alpha : also release the updated alphas on the grid with one step of
         the walk each (the paper's variant).
     sampler, noise_generator : numpy Generators (batches; noise).
@@ -148,7 +157,7 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
     rows : int
         The number of sampled rows (non-private counter).
     """
-    cdef Py_ssize_t n = y.shape[0], p = v.shape[0]
+    cdef Py_ssize_t n = y.shape[0], p = state.shape[0]
     cdef bitgen_t* srng = generator_bitgen(sampler)
     cdef bitgen_t* nrng = generator_bitgen(noise_generator)
     cdef const Walk* wk = NULL
@@ -158,22 +167,20 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
             raise ValueError("a noisy run needs its integer walk")
         wk = &walk.walk
         table = wk.tables[0]
-    if noise_mode == NOISE_LAZY and last.shape[0] != p:
-        raise ValueError("lazy noise needs last of shape (n_features,)")
-    if not (dv.shape[0] == p and touched.shape[0] == p and mark.shape[0] == p
-            and A.shape[0] == p and batch.shape[0] == n and perm.shape[0] == n
+    if not (zetas.shape[0] == n and batch.shape[0] == n and perm.shape[0] == n
             and alpha.shape[0] == n and row_norms.shape[0] == n
             and indptr.shape[0] == n + 1):
         raise ValueError("inconsistent array shapes")
     if sampling == SAMPLE_FIXED and not 1 <= batch_size <= n:
         raise ValueError("batch_size must be in [1, n_samples]")
-    cdef double* eager_buf = NULL
     eager = np.empty(p if noise_mode == NOISE_EAGER else 1)
     cdef double[::1] eager_view = eager
-    eager_buf = &eager_view[0]
+    cdef double* eager_buf = &eager_view[0]
+    cdef Coordinate* st = &state[0]
+    cdef Coordinate* c
     cdef int64_t t, step, k, kk, r
-    cdef Py_ssize_t i, j, m, n_touched, ii
-    cdef double margin, zeta, scale, kappa, nrm, a
+    cdef Py_ssize_t i, j, m, ii
+    cdef double margin, zeta, scale, kappa, nrm
     cdef uint64_t word
     cdef int64_t rows = 0
     cdef double big_l = <double> batch_size
@@ -183,15 +190,15 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
             # the batch: exact integer draws
             m = 0
             if sampling == SAMPLE_POISSON:
-                for i in range(n):
-                    if take_all:
-                        batch[m] = i
-                        m += 1
-                    else:
+                if take_all:
+                    for i in range(n):
+                        batch[i] = i
+                    m = n
+                else:
+                    for i in range(n):
                         word = srng.next_uint64(srng.state)
-                        if word < threshold:
-                            batch[m] = i
-                            m += 1
+                        batch[m] = i
+                        m += word < threshold
             else:
                 for i in range(batch_size):
                     uniform_index_fill(srng, <uint64_t> (n - i), 1, <uint64_t*> &r)
@@ -203,15 +210,14 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
                 m = batch_size
             rows += m
             # the updates, each against the same v
-            n_touched = 0
             for ii in range(m):
                 j = batch[ii]
                 margin = 0.0
                 for kk in range(indptr[j], indptr[j + 1]):
-                    k = indices[kk]
+                    c = &st[indices[kk]]
                     if noise_mode == NOISE_LAZY:
-                        catch_up(wk, nrng, &A[0], &last[0], &v[0], grid, k, t)
-                    margin += data[kk] * v[k]
+                        catch_up(wk, nrng, c, grid, t)
+                    margin += data[kk] * c.v
                 margin /= lambda_n
                 nrm = row_norms[j]
                 kappa = big_l * nrm * nrm / lambda_n
@@ -222,46 +228,41 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
                         zeta /= scale
                 if zeta != zeta:
                     zeta = 0.0
+                zetas[ii] = zeta
                 if noise_alpha:
                     alpha[j] += grid * (rint_fast(zeta * inv_grid)
                                         + <double> noise_draw(table, nrng))
                 else:
                     alpha[j] += zeta
+            # v += Delta v, term by term on the grid, then this step's noise
+            for ii in range(m):
+                zeta = zetas[ii]
                 if zeta == 0.0:
                     continue
-                for kk in range(indptr[j], indptr[j + 1]):
-                    k = indices[kk]
-                    if not mark[k]:
-                        mark[k] = 1
-                        touched[n_touched] = k
-                        n_touched += 1
-                    dv[k] += zeta * data[kk]
-            # v += Delta v on the grid, then this step's noise
-            for ii in range(n_touched):
-                k = touched[ii]
+                j = batch[ii]
                 if noise_mode == NOISE_NONE:
-                    v[k] += dv[k]
+                    for kk in range(indptr[j], indptr[j + 1]):
+                        st[indices[kk]].v += zeta * data[kk]
                 else:
-                    A[k] += <int64_t> rint_fast(dv[k] * inv_grid)
-                    v[k] = grid * <double> A[k]
-                dv[k] = 0.0
-                mark[k] = 0
+                    zeta *= inv_grid
+                    for kk in range(indptr[j], indptr[j + 1]):
+                        c = &st[indices[kk]]
+                        c.acc += <int64_t> rint_fast(zeta * data[kk])
+                        c.v = grid * <double> c.acc
             if noise_mode == NOISE_EAGER:
                 noise_fill(table, nrng, p, eager_buf)
                 for k in range(p):
-                    A[k] += <int64_t> eager_buf[k]
-                    v[k] = grid * <double> A[k]
+                    st[k].acc += <int64_t> eager_buf[k]
+                    st[k].v = grid * <double> st[k].acc
     return rows
 
 
-def dp_scd_finish(double[::1] v, int64_t[::1] A, int64_t[::1] last, int64_t t,
-                  GaussianWalk walk, double grid, noise_generator):
+def dp_scd_finish(Coordinate[::1] state, int64_t t, GaussianWalk walk, double grid,
+                  noise_generator):
     """Lazy noise: bring every coordinate up to step ``t`` (the output's v)."""
-    cdef Py_ssize_t k, p = v.shape[0]
+    cdef Py_ssize_t k, p = state.shape[0]
     cdef bitgen_t* nrng = generator_bitgen(noise_generator)
     cdef const Walk* wk = &walk.walk
-    if A.shape[0] != p or last.shape[0] != p:
-        raise ValueError("inconsistent array shapes")
     with noise_generator.bit_generator.lock, nogil:
         for k in range(p):
-            catch_up(wk, nrng, &A[0], &last[0], &v[0], grid, k, t)
+            catch_up(wk, nrng, &state[k], grid, t)

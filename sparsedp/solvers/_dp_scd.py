@@ -14,7 +14,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._kernels import kernel_id
-from .._kernels._dp_scd_fast import dp_scd_finish, dp_scd_steps
+from .._kernels._dp_scd_fast import COORDINATE_DTYPE, dp_scd_finish, dp_scd_steps
 from .._kernels._walk import TAIL_TV
 from .._planted import active
 from .._validation import (check_bool, check_integer, check_option, check_privacy_budget,
@@ -164,14 +164,10 @@ class DPSCD(PrivateSolver):
         row_norms = np.sqrt(np.bincount(np.repeat(np.arange(n), np.diff(indptr)),
                                         weights=data ** 2, minlength=n))
         alpha = np.zeros(n)
-        v = np.zeros(p)
-        A = np.zeros(p, dtype=np.int64)
-        last = np.zeros(p, dtype=np.int64)
-        dv = np.zeros(p)
+        state = np.zeros(p, dtype=COORDINATE_DTYPE)
+        zetas = np.zeros(n)
         batch = np.zeros(n, dtype=np.int64)
         perm = np.arange(n, dtype=np.int64)
-        touched = np.zeros(p, dtype=np.int64)
-        mark = np.zeros(p, dtype=np.uint8)
         sampler, noise_gen = split_generator(generator)
 
         if release is None:
@@ -196,18 +192,18 @@ class DPSCD(PrivateSolver):
         while t < steps:
             todo = min(chunk, steps - t)
             rows += dp_scd_steps(
-                loss, data, indices, indptr, y, row_norms, alpha, v, A, last, dv, batch,
-                perm, touched, mark, t, todo, 0 if poisson else 1,
+                loss, data, indices, indptr, y, row_norms, alpha, state, zetas, batch,
+                perm, t, todo, 0 if poisson else 1,
                 0 if threshold is None else threshold, take_all, options["batch_size"],
                 lam_n, clip if math.isfinite(clip) else 1.0, clip_terms, mode, walk,
                 grid, inv_grid, noise_alpha, sampler, noise_gen)
             t += todo
             if mode == 2 and (trace or t == steps):
-                dp_scd_finish(v, A, last, t, walk, grid, noise_gen)
+                dp_scd_finish(state, t, walk, grid, noise_gen)
             if trace:
                 passes_done.append(t * options["batch_size"] / n)
-                values.append(problem.objective(v / lam_n))
-        coef = v / lam_n
+                values.append(problem.objective(state["v"] / lam_n))
+        coef = state["v"] / lam_n
         info = {"noise_multiplier": 0.0 if release is None else release.accounted_multiplier,
                 "noise_scale": 0.0 if release is None else release.noise_sd,
                 "clip": clip, "sampling": options["sampling"],
