@@ -291,3 +291,18 @@ def test_bad_options_are_refused(kwargs, match):
     args.update(kwargs)
     with pytest.raises((ValueError, TypeError), match=match):
         dp_scd(X, y, Squared(), L2(0.1), **args)
+
+
+def test_planted_bugs_change_the_mechanism_not_the_ledger():
+    X, y_reg, _ = make_problem(n=100, p=10)
+    X = X * 10.0  # rows of norm > 1: the scaling matters
+    kw = dict(epsilon=1.0, delta=1e-5, passes=2, clip=0.1, batch_size=10, random_state=3)
+    clean = dp_scd(X, y_reg, Squared(), L2(0.05), **kw)
+    with planted("no_clipping"):
+        unclipped = dp_scd(X, y_reg, Squared(), L2(0.05), **kw)
+    with planted("sensitivity_halved"):
+        halved = dp_scd(X, y_reg, Squared(), L2(0.05), **kw)
+    assert not np.allclose(unclipped.coef, clean.coef)
+    assert unclipped.privacy.epsilon == clean.privacy.epsilon
+    assert halved.info["noise_scale"] == pytest.approx(clean.info["noise_scale"] / 2)
+    assert halved.privacy.epsilon == clean.privacy.epsilon
