@@ -1,0 +1,77 @@
+"""asv: DP-SCD, one epoch of the kernel (lazy or eager noise) on the dorothea-shaped
+problem, and the public ``dp_scd`` end to end."""
+import numpy as np
+import scipy.sparse as sp
+
+from sparsedp._kernels import kernel_id
+from sparsedp._kernels._dp_scd_fast import COORDINATE_DTYPE, dp_scd_steps
+from sparsedp.datafits import Logistic
+from sparsedp.penalties import L2
+from sparsedp.solvers import dp_scd
+from sparsedp.solvers._dp_cd import split_generator
+from sparsedp.solvers._dp_scd import noise_multiplier, poisson_threshold
+from sparsedp.solvers._release import WalkRelease
+
+from .common import dorothea_like
+
+LAMBDA = 1e-4
+
+
+class DPSCDEpoch:
+    """One epoch (n / L Poisson steps) of the DP-SCD kernel, logistic + L2.
+
+    ``lazy``: a coordinate gets the walk's sum of the steps it missed when a
+    sampled row reads it (O(nnz of the batch) a step); ``eager``: every
+    coordinate gets its draw every step (O(p) a step).
+    """
+
+    params = (["lazy", "eager"], [100, 1])
+    param_names = ["noise", "batch_size"]
+    timeout = 300
+
+    def setup(self, noise, batch_size):
+        X, y = dorothea_like(logistic=True)
+        Xr = sp.csr_array(X)
+        Xr.sort_indices()
+        n, p = Xr.shape
+        self.y = y
+        self.data = np.ascontiguousarray(Xr.data, dtype=np.float64)
+        self.indices = Xr.indices.astype(np.int64)
+        self.indptr = Xr.indptr.astype(np.int64)
+        self.norms = np.sqrt(np.bincount(np.repeat(np.arange(n), np.diff(self.indptr)),
+                                         weights=self.data ** 2, minlength=n))
+        self.steps = n // batch_size
+        rate = batch_size / n
+        z = noise_multiplier("poisson", 1.0, 1.0 / n ** 2, rate, 10 * self.steps)
+        self.release = WalkRelease(z, n, p, 1.0, 10 * self.steps + 1)
+        self.threshold = poisson_threshold(rate)
+        self.batch_size, self.lambda_n = batch_size, LAMBDA * n
+        self.mode = 2 if noise == "lazy" else 1
+        # state carries over between repeats (an epoch from wherever the last ended)
+        self.alpha = np.zeros(n)
+        self.state = np.zeros(p, dtype=COORDINATE_DTYPE)
+        self.zetas = np.zeros(n)
+        self.batch = np.zeros(n, dtype=np.int64)
+        self.perm = np.arange(n, dtype=np.int64)
+        self.sampler, self.noise = split_generator(np.random.default_rng(0))
+        self.t = 0
+        self.loss = int(kernel_id(Logistic()))
+
+    def time_epoch(self, noise, batch_size):
+        dp_scd_steps(self.loss, self.data, self.indices, self.indptr, self.y, self.norms,
+                     self.alpha, self.state, self.zetas, self.batch, self.perm, self.t,
+                     self.steps, 0, self.threshold, False, self.batch_size, self.lambda_n,
+                     1.0, True, self.mode, self.release.walks[0], self.release.grid,
+                     self.release.inv_grid, False, self.sampler, self.noise)
+        self.t += self.steps
+
+
+class DPSCDSolver:
+    """The public ``dp_scd`` end to end (validation, calibration, 5 epochs, L = 100)."""
+
+    def setup(self):
+        self.X, self.y = dorothea_like(logistic=True)
+
+    def time_dp_scd_5_passes(self):
+        dp_scd(self.X, self.y, Logistic(), L2(LAMBDA), epsilon=1.0, delta=1e-6, passes=5,
+               clip=1.0, batch_size=100, random_state=0)

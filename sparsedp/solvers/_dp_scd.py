@@ -1,0 +1,338 @@
+"""DP-SCD: differentially private stochastic (dual) coordinate descent.
+
+Algorithm 1 of Damaskinou, Mendler-Dünner, Guerraoui, Papandreou, Pandey,
+"Differentially Private Stochastic Coordinate Descent" (AAAI 2021), for ridge
+regression, L2-regularised logistic regression and the linear SVM (hinge), on
+sparse rows, with Poisson (or fixed-size) mini-batches accounted tightly, noise
+on the shared vector only (sensitivity C, docs/dp_scd.rst) and lazy noise.
+"""
+import functools
+import math
+from fractions import Fraction
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._kernels import kernel_id
+from .._kernels._dp_scd_fast import COORDINATE_DTYPE, dp_scd_finish, dp_scd_steps
+from .._kernels._walk import TAIL_TV
+from .._planted import active
+from .._validation import (check_bool, check_integer, check_option, check_privacy_budget,
+                           check_random_state, check_real, check_X_y)
+from ..datafits import Hinge, Logistic, Squared
+from ..penalties import L2
+from ..privacy import (PrivacyLedger, calibrate, calibrate_sampled_gaussian,
+                       calibrate_sampled_gaussian_pld)
+from ._base import Budget, KernelOutput, PrivateSolver, Problem, _after_slack
+from ._dp_cd import split_generator
+from ._dp_sgd import RESERVED_STEP_ETA as RESERVED_SGD_ETA
+from ._release import WalkRelease
+from ._result import NonPrivateDiagnostics, Result
+
+__all__ = ["dp_scd"]
+
+SAMPLINGS = ("poisson", "fixed")
+DATAFITS = (Squared, Logistic, Hinge)
+# the samplers' slack reserved per draw (checked against the walk's own, as DP-SGD)
+RESERVED_STEP_ETA = RESERVED_SGD_ETA
+
+
+def check_dual_problem(X, y, datafit, penalty):
+    """Validate a DP-SCD problem: Squared, Logistic or Hinge, and L2(alpha > 0)."""
+    if type(datafit) not in DATAFITS:
+        raise TypeError(f"dp_scd solves the dual of Squared(), Logistic() or Hinge() "
+                        f"(ridge, logistic regression, SVM), got {datafit!r}")
+    kernel_id(datafit)
+    if type(penalty) is not L2:
+        raise TypeError(f"dp_scd needs penalty=L2(alpha) with alpha > 0 (the dual's "
+                        f"regulariser lambda), got {penalty!r}")
+    if not penalty.alpha > 0:
+        raise ValueError(f"dp_scd needs L2(alpha) with alpha > 0 (w = v / (alpha n)), got "
+                         f"alpha = {penalty.alpha!r}")
+    X, y = check_X_y(X, y, datafit)
+    return Problem(X, y, datafit, penalty)
+
+
+def poisson_threshold(rate):
+    """The 64-bit threshold of a Bernoulli(rate) draw (``word < threshold``).
+
+    ``floor(rate 2**64)``: the realised rate ``threshold / 2**64`` is at most
+    ``rate``, the rate accounted.  Returns None for ``rate = 1`` (every row).
+    """
+    if rate >= 1.0:
+        return None
+    return int(Fraction(rate) * 2 ** 64)
+
+
+@functools.lru_cache(maxsize=64)
+def noise_multiplier(sampling, epsilon, delta, rate, steps):
+    """The smallest z for ``steps`` releases on batches of ``sampling`` at ``rate``.
+
+    Poisson: the PLD accountant (add/remove neighbours); fixed: the RDP of
+    sampling without replacement (replace-one), through the ledger's
+    calibration.  Deterministic, hence cached (repeated fits of one setting).
+    """
+    if sampling == "poisson":
+        return calibrate_sampled_gaussian_pld(epsilon, delta, rate, steps)
+
+    def ledger_of(z):
+        led = PrivacyLedger(relation="replace-one")
+        led.add_sampled_gaussian_wor("v", z, rate, count=steps)
+        return led
+    guess = calibrate_sampled_gaussian(epsilon, delta, rate, steps, rtol=1e-4)
+    return calibrate(ledger_of, epsilon, delta, guess)
+
+
+class DPSCD(PrivateSolver):
+    """DP-SCD on the :class:`~sparsedp.solvers._base.PrivateSolver` skeleton.
+
+    DP-SCD has no coordinate smoothness constants: :meth:`fit` runs the
+    skeleton's steps (validate, sampler slack, calibrate, kernel, result)
+    without them, with a ledger of the sampling's neighbouring relation.
+    """
+
+    def check_options(self, problem, *, passes, batch_size, sampling, lazy, noise_alpha):
+        n = problem.n
+        passes = check_real(passes, "passes")
+        batch_size = check_integer(batch_size, "batch_size", low=1, high=n)
+        sampling = check_option(sampling, "sampling", SAMPLINGS)
+        rate = batch_size / n
+        steps = max(1, int(round(passes * n / batch_size)))
+        return {"passes": passes, "batch_size": batch_size, "sampling": sampling,
+                "rate": rate, "steps": steps, "lazy": check_bool(lazy, "lazy"),
+                "noise_alpha": check_bool(noise_alpha, "noise_alpha")}
+
+    def integer_draws(self, problem, options):
+        draws = options["steps"] * problem.p
+        if options["noise_alpha"]:  # at most n alphas a step (Poisson), L (fixed)
+            per_step = problem.n if options["sampling"] == "poisson" else options["batch_size"]
+            draws += options["steps"] * per_step
+        return draws
+
+    def calibrate(self, problem, clip, budget, ledger, options):
+        q, steps = options["rate"], options["steps"]
+        poisson = options["sampling"] == "poisson"
+        sensitivity = clip if poisson else 2.0 * clip
+        if not budget.private:
+            z = 0.0  # no noise: the ledger says epsilon = inf
+        else:
+            z = noise_multiplier(options["sampling"], budget.epsilon, budget.delta, q,
+                                 steps)
+        what = ("shared vector v = sum_j zeta_j x_j (integer Gaussian on a grid, "
+                f"L2 sensitivity {'C' if poisson else '2C'} = {sensitivity:g} "
+                "of the batch's update, |zeta_j| max(1, ||x_j||) <= C")
+        if poisson:
+            ledger.add_sampled_gaussian(
+                what + f"; Poisson batches of rate {q:.6g}, add/remove neighbours, "
+                "PLD accountant)", z, q, count=steps,
+                sensitivity=sensitivity if z else None)
+        else:
+            ledger.add_sampled_gaussian_wor(
+                what + f"; fixed-size batches of {options['batch_size']} without "
+                "replacement, replace-one neighbours, RDP of Wang-Balle-Kasiviswanathan)",
+                z, q, count=steps, sensitivity=sensitivity if z else None)
+        if z == 0.0:
+            return None
+        draws = self.integer_draws(problem, options)
+        ledger.add_sampler_error(
+            "integer Gaussian noise of v (each eager draw within exp(+-eta) of round(t N), "
+            "lazily summed draws included)", RESERVED_STEP_ETA, count=draws)
+        ledger.add_sampler_tv("integer Gaussian noise beyond 38 t", TAIL_TV, count=draws)
+        # the paper's variant: sqrt(2) z on v (and on the alphas), accounted as z
+        factor = math.sqrt(2.0) if options["noise_alpha"] else 1.0
+        n_terms = problem.n if poisson else options["batch_size"]
+        release = WalkRelease(factor * z, n_terms, problem.p, sensitivity, steps + 1)
+        if release.step_eta > RESERVED_STEP_ETA:
+            raise RuntimeError("walk tables coarser than the reserved slack")
+        bound = steps * (n_terms * release.points * release.rho + 1
+                         + 38.0 * float(release.scales.max()) * 2.0)
+        if bound >= 2.0 ** 62:
+            raise ValueError(f"{steps} steps of batches of {n_terms} rows overflow the exact "
+                             "integer accumulator of v: use fewer passes or a smaller batch")
+        release.accounted_multiplier = z
+        return release
+
+    def run(self, problem, clip, release, generator, options, trace):
+        X, y, datafit = problem.X, problem.y, problem.datafit
+        n, p = problem.n, problem.p
+        lam_n = problem.penalty.alpha * n
+        Xr = sp.csr_array(X)
+        Xr.sort_indices()
+        data = np.ascontiguousarray(Xr.data, dtype=np.float64)
+        indices = np.ascontiguousarray(Xr.indices, dtype=np.int64)
+        indptr = np.ascontiguousarray(Xr.indptr, dtype=np.int64)
+        row_norms = np.sqrt(np.bincount(np.repeat(np.arange(n), np.diff(indptr)),
+                                        weights=data ** 2, minlength=n))
+        alpha = np.zeros(n)
+        state = np.zeros(p, dtype=COORDINATE_DTYPE)
+        zetas = np.zeros(n)
+        batch = np.zeros(n, dtype=np.int64)
+        perm = np.arange(n, dtype=np.int64)
+        sampler, noise_gen = split_generator(generator)
+
+        if release is None:
+            mode, walk, grid, inv_grid = 0, None, 0.0, 0.0
+        else:
+            if release.raw:
+                raise NotImplementedError(
+                    "dp_scd releases v on its integer grid only (no raw-float variant)")
+            mode = 2 if options["lazy"] else 1
+            walk, grid, inv_grid = release.walks[0], release.grid, release.inv_grid
+        noise_alpha = release is not None and options["noise_alpha"]
+        poisson = options["sampling"] == "poisson"
+        threshold = poisson_threshold(options["rate"]) if poisson else 0
+        take_all = poisson and threshold is None
+        clip_terms = math.isfinite(clip) and not active("no_clipping")
+        loss = int(kernel_id(datafit))
+        steps = options["steps"]
+        per_pass = max(1, int(round(n / options["batch_size"])))
+        chunk = per_pass if trace else steps
+        passes_done, values, rows = [], [], 0
+        t = 0
+        while t < steps:
+            todo = min(chunk, steps - t)
+            rows += dp_scd_steps(
+                loss, data, indices, indptr, y, row_norms, alpha, state, zetas, batch,
+                perm, t, todo, 0 if poisson else 1,
+                0 if threshold is None else threshold, take_all, options["batch_size"],
+                lam_n, clip if math.isfinite(clip) else 1.0, clip_terms, mode, walk,
+                grid, inv_grid, noise_alpha, sampler, noise_gen)
+            t += todo
+            if mode == 2 and (trace or t == steps):
+                dp_scd_finish(state, t, walk, grid, noise_gen)
+            if trace:
+                passes_done.append(t * options["batch_size"] / n)
+                values.append(problem.objective(state["v"] / lam_n))
+        coef = state["v"] / lam_n
+        info = {"noise_multiplier": 0.0 if release is None else release.accounted_multiplier,
+                "noise_scale": 0.0 if release is None else release.noise_sd,
+                "clip": clip, "sampling": options["sampling"],
+                "sampling_rate": options["rate"], "batch_size": options["batch_size"],
+                "steps": steps, "lazy": options["lazy"],
+                "noise_alpha": options["noise_alpha"]}
+        if release is not None:
+            info.update(grid=release.grid, grid_points=release.points,
+                        float_sum_factor=release.rho)
+        if poisson and threshold is not None:
+            info["realised_sampling_rate"] = threshold / 2.0 ** 64
+        tr = ({"passes": np.array(passes_done), "objective": np.array(values)}
+              if trace else None)
+        return KernelOutput(coef=coef, n_iter=steps, info=info,
+                            counters={"sampled_rows": int(rows)}, trace=tr)
+
+    def fit(self, X, y, datafit, penalty, *, epsilon, delta, clip, random_state, trace,
+            diagnostics, **options):
+        """Validate, reserve the samplers' slack, calibrate, run, return the Result."""
+        problem = check_dual_problem(X, y, datafit, penalty)
+        epsilon, delta = check_privacy_budget(epsilon, delta)
+        clip = check_real(clip, "clip", allow_inf=True)
+        if math.isinf(clip) and math.isfinite(epsilon):
+            raise ValueError("clip=inf leaves the update's sensitivity unbounded: a finite "
+                             "clip is required when epsilon is finite")
+        trace = check_bool(trace, "trace")
+        diagnostics = check_bool(diagnostics, "diagnostics")
+        options = self.check_options(problem, **options)
+        generator = check_random_state(random_state)
+        relation = "add-remove" if options["sampling"] == "poisson" else "replace-one"
+        ledger = PrivacyLedger(delta=delta, relation=relation)
+
+        budget = Budget(epsilon, delta)
+        if budget.private:
+            draws = self.integer_draws(problem, options)
+            budget = _after_slack(epsilon, delta, RESERVED_STEP_ETA * draws, TAIL_TV * draws)
+        release = self.calibrate(problem, clip, budget, ledger, options)
+        out = self.run(problem, clip, release, generator, options, trace)
+
+        diag = None
+        if diagnostics or trace:  # non-private: computed on the data, not released
+            diag = NonPrivateDiagnostics(objective=problem.objective(out.coef),
+                                         trace=out.trace, counters=out.counters)
+        return Result(coef=out.coef, n_iter=out.n_iter, privacy=ledger, info=out.info,
+                      diagnostics=diag)
+
+
+def dp_scd(X, y, datafit, penalty, *, epsilon, delta, passes, clip, batch_size,
+           sampling="poisson", lazy=True, noise_alpha=False, random_state=None,
+           trace=False, diagnostics=False):
+    """Differentially private stochastic dual coordinate descent (DP-SCD).
+
+    Minimises ``F(w) = (1/n) sum_i loss(x_i . w, y_i) + (lambda / 2) ||w||^2``
+    (``penalty=L2(lambda)``) through its dual: dual variables ``alpha_i`` and the
+    shared vector ``v = sum_i alpha_i x_i``, ``w = v / (lambda n)``.  Each step
+    draws a mini-batch, computes for each of its rows ``j`` the update
+    ``zeta_j`` of the dual subproblem against the current ``v`` (closed form for
+    ridge and the SVM, one Newton step for logistic regression), scales it to
+    ``|zeta_j| max(1, ||x_j||) <= C``, and adds ``sum_j zeta_j x_j`` plus Gaussian
+    noise to ``v`` (Algorithm 1 of Damaskinou et al., AAAI 2021).
+
+    Privacy (docs/dp_scd.rst): only ``v`` is released; one step's update has
+    L2 sensitivity ``C`` under add/remove neighbours (``2C`` replace-one) and
+    gets noise ``N(0, z^2 C^2 I)`` (``2 z C`` replace-one) on a public grid.
+    Poisson batches of rate ``q = batch_size / n`` (the default) are accounted as
+    Poisson-subsampled Gaussians under add/remove neighbours with the PLD
+    accountant; fixed-size batches (``sampling="fixed"``) as Gaussians on
+    batches drawn without replacement under replace-one neighbours (RDP of
+    Wang, Balle and Kasiviswanathan 2019).  ``z`` is the smallest multiplier
+    meeting (epsilon, delta).
+
+    Parameters
+    ----------
+    X : sparse matrix/array or ndarray of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Real targets (Squared) or labels in {-1, +1} (Logistic, Hinge).
+    datafit : Squared, Logistic or Hinge
+    penalty : L2
+        ``L2(lambda)`` with ``lambda > 0``.
+    epsilon : float
+        Privacy budget, > 0; ``inf`` runs the same algorithm without noise.
+    delta : float in (0, 1)
+    passes : float
+        Epochs: ``round(passes * n / batch_size)`` steps (expected epochs under
+        Poisson sampling).
+    clip : float
+        C, the bound on ``|zeta_j| max(1, ||x_j||)`` (``inf`` only with
+        ``epsilon=inf``: no scaling).
+    batch_size : int
+        L in [1, n]: the expected (Poisson) or exact (fixed) batch size, and the
+        subproblem's aggregation parameter.
+    sampling : {"poisson", "fixed"}, default="poisson"
+    lazy : bool, default=True
+        Lazy noise (a coordinate of v receives the noise of the steps it missed
+        when a sampled row reads it, and at the end: O(nnz of the batch) a
+        step) or eager (every coordinate every step: O(p) a step).  Same law.
+    noise_alpha : bool, default=False
+        The paper's variant: noise ``sqrt(2) z C`` on v and on the updated
+        alphas (sensitivity ``sqrt(2) C`` of ``[alpha; v]``).  More noise on v
+        for the same accounting.
+    random_state : None, int, SeedSequence or numpy Generator
+    trace : bool, default=False
+        Record the objective after every epoch (non-private diagnostic).
+    diagnostics : bool, default=False
+        Also compute the non-private objective at ``coef`` and the number of
+        sampled rows.
+
+    Returns
+    -------
+    Result
+        ``coef`` (the private output ``v / (lambda n)``), ``n_iter`` (steps),
+        ``privacy`` (the ledger: relation, sampling, accountant), ``info``
+        (public: ``noise_multiplier``, ``noise_scale`` (standard deviation of a
+        step's noise on each coordinate of v), ``grid``, ``sampling``,
+        ``sampling_rate``, ``steps``, ...).
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from sparsedp.datafits import Logistic
+    >>> from sparsedp.penalties import L2
+    >>> X = sp.random(400, 30, density=0.1, format="csr", rng=0)
+    >>> y = np.where(X @ np.ones(30) > 0.3, 1.0, -1.0)
+    >>> res = dp_scd(X, y, Logistic(), L2(1e-2), epsilon=1.0, delta=1e-5, passes=5,
+    ...              clip=0.1, batch_size=40, random_state=0)
+    >>> res.privacy.epsilon <= 1.0
+    True
+    """
+    return DPSCD().fit(X, y, datafit, penalty, epsilon=epsilon, delta=delta, clip=clip,
+                       random_state=random_state, trace=trace, diagnostics=diagnostics,
+                       passes=passes, batch_size=batch_size, sampling=sampling, lazy=lazy,
+                       noise_alpha=noise_alpha)
