@@ -1,8 +1,12 @@
 # Lazy Gaussian noise: the sum of k rounded-Gaussian draws in O(log k) draws.
 # See _walk.pyx.
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint64_t
 from numpy.random cimport bitgen_t
-from ._noise cimport NoiseTable, noise_draw
+from ._noise cimport NoiseTable, noise_draw, noise_draw_from
+
+cdef extern from "numpy/random/distributions.h":
+    uint64_t random_bounded_uint64(bitgen_t* state, uint64_t off, uint64_t rng,
+                                   uint64_t mask, bint use_masked) noexcept nogil
 
 cdef enum:
     WALK_LEVELS = 40   # tables for sums of up to 2**40 - 1 steps
@@ -12,6 +16,35 @@ ctypedef struct Walk:
     const NoiseTable* tables[WALK_LEVELS]
 
 
+# One draw of a wide-celled table (the walks' scales, t >= 2**24): the common
+# case of _noise.noise_draw_from inlined.  Its first word decides the alias
+# comparison, a body cell and a fast acceptance; the integer within the cell is
+# then exactly uniform (numpy's Lemire draw on fresh words, as noise_draw_from's
+# wide-cell path), and a Gaussian -0 is redrawn.  Any other first word goes to
+# noise_draw_from, which takes the same decisions: the law is noise_draw's.
+cdef inline int64_t walk_draw(const NoiseTable* table, bitgen_t* rng) noexcept nogil:
+    cdef uint64_t word, slot, thr_hi, prefix, alias, own, width
+    cdef int64_t cell, k, neg
+    while True:
+        word = rng.next_uint64(rng.state)
+        slot = word >> 55
+        thr_hi = table.slots[slot].threshold_hi
+        prefix = (word >> 40) & 0x7FFF
+        alias = table.slots[slot].alias
+        own = prefix < thr_hi
+        cell = <int64_t> (alias ^ ((slot ^ alias) & (0 - own)))
+        if (prefix == thr_hi or cell >= table.n_cells
+                or ((word >> 1) & 0x7FFF) >= table.cells[cell].fast_hi
+                or table.cell_width[cell] <= (1 << 18)):
+            return noise_draw_from(table, rng, word)
+        width = <uint64_t> table.cell_width[cell]
+        neg = <int64_t> (word & 1)
+        k = table.cell_start[cell] + <int64_t> random_bounded_uint64(rng, 0, width - 1, 0, False)
+        if k == 0 and neg:
+            continue
+        return (k ^ -neg) + neg
+
+
 # The sum of k steps of the walk (0 <= k < 2**levels): one draw per set bit of k,
 # from the table of scale ``scale * 2**(b / 2)``.  The caller holds the generator's lock.
 cdef inline int64_t walk_sum(const Walk* walk, bitgen_t* rng, int64_t k) noexcept nogil:
@@ -19,7 +52,7 @@ cdef inline int64_t walk_sum(const Walk* walk, bitgen_t* rng, int64_t k) noexcep
     cdef int b = 0
     while k:
         if k & 1:
-            total += noise_draw(walk.tables[b], rng)
+            total += walk_draw(walk.tables[b], rng)
         k >>= 1
         b += 1
     return total
