@@ -1,6 +1,6 @@
 """DP-SCD: mini-batch stochastic dual coordinate ascent with noise on the shared vector.
 
-Algorithm 1 of Damaskinou, Mendler-Dünner, Guerraoui, Papandreou, Pandey,
+Algorithm 1 of Damaskinos, Mendler-Dünner, Guerraoui, Papandreou, Parnell,
 "Differentially Private Stochastic Coordinate Descent" (AAAI 2021), on the
 rows of a CSR matrix.  For ``F(w) = (1/n) sum_i loss(x_i . w, y_i) + (lambda/2)
 ||w||^2`` the dual variables are ``alpha_i`` and the shared vector is ``v =

@@ -1,6 +1,6 @@
 """DP-SCD: differentially private stochastic (dual) coordinate descent.
 
-Algorithm 1 of Damaskinou, Mendler-Dünner, Guerraoui, Papandreou, Pandey,
+Algorithm 1 of Damaskinos, Mendler-Dünner, Guerraoui, Papandreou, Parnell,
 "Differentially Private Stochastic Coordinate Descent" (AAAI 2021), for ridge
 regression, L2-regularised logistic regression and the linear SVM (hinge), on
 sparse rows, with Poisson (or fixed-size) mini-batches accounted tightly, noise
@@ -263,7 +263,7 @@ def dp_scd(X, y, datafit, penalty, *, epsilon, delta, passes, clip, batch_size,
     ``zeta_j`` of the dual subproblem against the current ``v`` (closed form for
     ridge and the SVM, one Newton step for logistic regression), scales it to
     ``|zeta_j| max(1, ||x_j||) <= C``, and adds ``sum_j zeta_j x_j`` plus Gaussian
-    noise to ``v`` (Algorithm 1 of Damaskinou et al., AAAI 2021).
+    noise to ``v`` (Algorithm 1 of Damaskinos et al., AAAI 2021).
 
     Privacy (docs/dp_scd.rst): only ``v`` is released; one step's update has
     L2 sensitivity ``C`` under add/remove neighbours (``2C`` replace-one) and
