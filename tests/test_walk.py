@@ -1,0 +1,82 @@
+"""The lazy Gaussian walk: sums of k steps drawn at once have the law of k eager draws."""
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from sparsedp._kernels._noise import IntegerNoise
+from sparsedp._kernels._walk import GaussianWalk, LATTICE_CONSTANT
+from sparsedp.solvers._release import WalkRelease
+
+SCALE = 2.0 ** 26
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 7, 64, 1000])
+def test_sum_of_k_steps_has_the_law_of_k_draws(k):
+    """KS two-sample test (fixed seeds, 20,000 sums each) against k summed draws of round(t N)."""
+    walk = GaussianWalk(SCALE, 4096)
+    lazy = walk.sums(np.random.default_rng(1), np.full(20000, k))
+    eager = IntegerNoise("gaussian", SCALE).draw(np.random.default_rng(2), 20000 * k)
+    eager = eager.reshape(20000, k).sum(axis=1)
+    assert stats.ks_2samp(lazy, eager).pvalue > 1e-3
+    # and against the Gaussian of variance k t^2 (the walk's ideal)
+    assert stats.kstest(lazy / (SCALE * math.sqrt(k)), "norm").pvalue > 1e-3
+
+
+def test_sums_detect_a_wrong_scale():
+    """The same test rejects sums whose scale is 10% off (it has power)."""
+    walk = GaussianWalk(SCALE, 4096)
+    lazy = walk.sums(np.random.default_rng(1), np.full(20000, 64))
+    assert stats.kstest(lazy / (1.1 * SCALE * 8.0), "norm").pvalue < 1e-3
+
+
+def test_zero_steps_and_reproducibility():
+    walk = GaussianWalk(SCALE, 100)
+    assert np.all(walk.sums(np.random.default_rng(0), np.zeros(10, dtype=np.int64)) == 0)
+    a = walk.sums(np.random.default_rng(5), np.arange(100))
+    b = walk.sums(np.random.default_rng(5), np.arange(100))
+    np.testing.assert_array_equal(a, b)
+
+
+def test_slack_constants():
+    walk = GaussianWalk(SCALE, 1000)
+    assert walk.lattice_eta == pytest.approx(LATTICE_CONSTANT / SCALE ** 2)
+    assert walk.step_eta == pytest.approx(walk.table_eta + 2 * walk.lattice_eta)
+    assert 0 < walk.table_eta <= 2.0 ** -40
+
+
+def test_lattice_constant_bounds_rounded_vs_discrete_gaussian():
+    """R_s(m) / D_s(m) on |m| <= 38 s, computed in extended precision at a small scale s."""
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 40
+    s = 40
+    z = mpmath.nsum(lambda m: mpmath.e ** (-m * m / (2 * s * s)), [-mpmath.inf, mpmath.inf])
+    worst = 0
+    for m in [0, 1, s, 5 * s, 20 * s, 38 * s]:
+        r = mpmath.ncdf(-(m - 0.5) / s) - mpmath.ncdf(-(m + 0.5) / s)  # no cancellation
+        d = mpmath.e ** (-m * m / (2 * s * s)) / z
+        worst = max(worst, abs(mpmath.log(r / d)))
+    assert worst <= LATTICE_CONSTANT / s ** 2
+    assert worst >= 0.9 * LATTICE_CONSTANT / s ** 2  # and the constant is tight at 38 s
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(scale=2.0 ** 39, max_steps=100), "2\\*\\*40"),
+    (dict(scale=SCALE, max_steps=0), "max_steps"),
+])
+def test_walk_errors(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        GaussianWalk(kwargs["scale"], kwargs["max_steps"])
+
+
+def test_walk_release_sensitivity_and_scales():
+    r = WalkRelease(1.5, 10, 10000, 2.0, 5000, data_multipliers=(4096, 4300))
+    assert r.sensitivity_int == r.points + 100
+    np.testing.assert_allclose(r.scales, 1.5 * r.sensitivity_int * np.array([4096, 4300]))
+    assert r.grid == pytest.approx(2.0 * r.rho / r.points)
+    assert r.noise_sd == pytest.approx(1.5 * 2.0 * (1 + 100 / r.points), rel=1e-6)
+    levels = (5000).bit_length()
+    assert r.scales.max() * 2 ** ((levels - 1) / 2) < 2.0 ** 40
+    with pytest.raises(ValueError, match="too large"):
+        WalkRelease(1e9, 10, 10, 1.0, 5000)
