@@ -9,11 +9,13 @@ cdef extern from "numpy/random/distributions.h":
                                    uint64_t mask, bint use_masked) noexcept nogil
 
 cdef enum:
-    WALK_LEVELS = 40   # tables for sums of up to 2**40 - 1 steps
+    WALK_DIGIT_BITS = 2             # sums are drawn digit by digit in base 4
+    WALK_DIGITS = 20                # sums of up to 4**20 - 1 steps
+    WALK_TABLES = 60                # (4 - 1) tables per digit
 
 ctypedef struct Walk:
-    int levels                             # tables[b]: scale * 2**(b / 2), b < levels
-    const NoiseTable* tables[WALK_LEVELS]
+    int digits                      # tables[3 i + d - 1]: scale * sqrt(d 4**i), d = 1, 2, 3
+    const NoiseTable* tables[WALK_TABLES]
 
 
 # One draw of a wide-celled table (the walks' scales, t >= 2**24): the common
@@ -45,16 +47,18 @@ cdef inline int64_t walk_draw(const NoiseTable* table, bitgen_t* rng) noexcept n
         return (k ^ -neg) + neg
 
 
-# The sum of k steps of the walk (0 <= k < 2**levels): one draw per set bit of k,
-# from the table of scale ``scale * 2**(b / 2)``.  The caller holds the generator's lock.
+# The sum of k steps of the walk (0 <= k < 4**digits): one draw per nonzero
+# base-4 digit d of k at position i, from the table of scale
+# ``scale * sqrt(d 4**i)``.  The caller holds the generator's lock.
 cdef inline int64_t walk_sum(const Walk* walk, bitgen_t* rng, int64_t k) noexcept nogil:
-    cdef int64_t total = 0
-    cdef int b = 0
+    cdef int64_t total = 0, d
+    cdef int base = 0
     while k:
-        if k & 1:
-            total += walk_draw(walk.tables[b], rng)
-        k >>= 1
-        b += 1
+        d = k & 3
+        if d:
+            total += walk_draw(walk.tables[base + d - 1], rng)
+        k >>= WALK_DIGIT_BITS
+        base += 3
     return total
 
 

@@ -135,10 +135,10 @@ class WalkRelease:
         z = multiplier / 2.0 if active("noise_halved") else multiplier
         self.multiplier = multiplier
         multipliers = [int(m) for m in data_multipliers]
-        levels = int(max_steps).bit_length()
-        spread = max(multipliers) * 2.0 ** ((levels - 1) / 2.0)
+        digits = (int(max_steps).bit_length() + 1) // 2  # base 4 (GaussianWalk)
+        spread = max(multipliers) * math.sqrt(3.0 * 4.0 ** (digits - 1))
         extra = math.ceil(math.sqrt(dim))
-        # the largest power of two S with z (S + extra) M_max 2**((L-1)/2) below 2**40
+        # the largest power of two S with z (S + extra) M_max sqrt(3 4**(D-1)) below 2**40
         budget = MAX_TABLE_SCALE * (1.0 - 2.0 ** -20) / (z * spread) - extra
         if not budget >= GRID_POINTS:
             raise ValueError(
