@@ -1,8 +1,7 @@
 """DP-SGD kernels: per-sample clipped gradients on CSR rows, noise on a public grid.
 
-One step: sample a batch (Poisson: each row independently, a 64-bit word below
-a threshold; fixed: ``batch`` distinct rows, Floyd's algorithm with exact
-bounded integers), compute each sampled row's margin ``z_i = x_i . w`` and its
+One step: sample a batch (:class:`sparsedp._kernels._sampling.Batches`:
+Poisson or fixed size, O(batch size)), compute each sampled row's margin ``z_i = x_i . w`` and its
 gradient ``loss'(z_i, y_i) x_i`` clipped to L2 norm ``clip``, sum them into
 ``G`` (a scratch vector, only the batch's nonzeros touched), release ``k =
 rint(G / g)`` plus integer Gaussian noise, and step.
@@ -34,11 +33,8 @@ from ._core cimport (check_loss, check_signals, loss_derivative, prox_elastic_ne
                      SIGNAL_CHECK_WORK)
 from ._noise cimport IntegerNoise, noise_draw
 from ._random cimport generator_bitgen, standard_normal_fill
+from ._sampling cimport Batches, sample_batch
 from ._walk cimport GaussianWalk, Walk, walk_sum
-
-cdef extern from "numpy/random/distributions.h":
-    uint64_t random_bounded_uint64(bitgen_t* state, uint64_t off, uint64_t rng,
-                                   uint64_t mask, bint use_masked) noexcept nogil
 
 
 cdef struct Rows:
@@ -52,39 +48,6 @@ cdef struct Rows:
     double clip
 
 
-cdef struct Batch:
-    int64_t* rows
-    int64_t size
-    unsigned char* chosen   # fixed-size sampling's marks (n), cleared after use
-    uint64_t threshold      # Poisson: keep a row when a word is below it
-    bint all_rows           # Poisson with rate 1
-    int64_t fixed           # fixed-size batch (0: Poisson)
-
-
-cdef inline void sample_batch(Batch* b, int64_t n, bitgen_t* rng) noexcept nogil:
-    cdef int64_t i, j, r
-    b.size = 0
-    if b.fixed:  # Floyd: for j = n - m .. n - 1, take r uniform in [0, j]; r or j
-        for j in range(n - b.fixed, n):
-            r = <int64_t> random_bounded_uint64(rng, 0, <uint64_t> j, 0, False)
-            if b.chosen[r]:
-                r = j
-            b.chosen[r] = 1
-            b.rows[b.size] = r
-            b.size += 1
-        for i in range(b.size):
-            b.chosen[b.rows[i]] = 0
-    elif b.all_rows:
-        for i in range(n):
-            b.rows[i] = i
-        b.size = n
-    else:
-        for i in range(n):
-            if rng.next_uint64(rng.state) < b.threshold:
-                b.rows[b.size] = i
-                b.size += 1
-
-
 cdef inline double clipped_coefficient(const Rows* X, int64_t i, double margin) noexcept nogil:
     """loss'(z_i, y_i) scaled so that |coefficient| ||x_i|| <= clip."""
     cdef double d = loss_derivative(X.loss, margin, X.y[i])
@@ -92,11 +55,6 @@ cdef inline double clipped_coefficient(const Rows* X, int64_t i, double margin) 
     if norm > X.clip:
         d *= X.clip / norm
     return d
-
-
-def _check_sampling(threshold, all_rows, fixed, n):
-    if fixed < 0 or fixed > n:
-        raise ValueError(f"fixed batch size must be in [0, {n}], got {fixed}")
 
 
 cdef Rows make_rows(const int64_t[::1] indptr, const int32_t[::1] indices,
@@ -116,8 +74,7 @@ cdef Rows make_rows(const int64_t[::1] indptr, const int32_t[::1] indices,
 def sgd_eager(const int64_t[::1] indptr, const int32_t[::1] indices, const double[::1] data,
               const double[::1] y, const double[::1] norms, int loss, double clip,
               double[::1] w, int64_t steps, double step, double prox_step, double l1, double l2,
-              uint64_t threshold, bint all_rows, int64_t fixed,
-              IntegerNoise noise, double grid, double inv_grid, double raw_sd,
+              Batches batches, IntegerNoise noise, double grid, double inv_grid, double raw_sd,
               generator, double[:, ::1] trace=None, int64_t trace_every=0):
     """``steps`` DP-SGD steps on the float iterate ``w`` (in place).
 
@@ -131,22 +88,20 @@ def sgd_eager(const int64_t[::1] indptr, const int32_t[::1] indices, const doubl
     check_loss(loss)
     cdef Rows X = make_rows(indptr, indices, data, y, norms, loss, clip)
     cdef int64_t n = X.n, p = w.shape[0]
-    _check_sampling(threshold, all_rows, fixed, n)
+    if batches.n != n:
+        raise ValueError("the batch sampler does not match the number of rows")
     cdef double[::1] G = np.zeros(p)
     cdef double[::1] noise_buf = np.empty(p)
     cdef int64_t[::1] rows = np.empty(max(n, 1), dtype=np.int64)
-    cdef unsigned char[::1] chosen = np.zeros(max(n, 1), dtype=np.uint8)
-    cdef Batch b
-    b.rows, b.chosen, b.threshold, b.all_rows, b.fixed = &rows[0], &chosen[0], threshold, \
-        all_rows, fixed
+    cdef int64_t size
     cdef bitgen_t* rng = generator_bitgen(generator)
     cdef int64_t t, a, i, k, j, work = 0, traced = 0
     cdef double z, coef, x
     with generator.bit_generator.lock, nogil:
         for t in range(steps):
-            sample_batch(&b, n, rng)
-            for a in range(b.size):
-                i = b.rows[a]
+            size = sample_batch(&batches.sampler, rng, &rows[0])
+            for a in range(size):
+                i = rows[a]
                 z = 0.0
                 for k in range(X.indptr[i], X.indptr[i + 1]):
                     z += X.data[k] * w[X.indices[k]]
@@ -237,8 +192,7 @@ cdef inline int64_t catch_up(int64_t u, int64_t since, int64_t until, const int6
 
 def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double[::1] data,
              const double[::1] y, const double[::1] norms, int loss, double clip,
-             int64_t[::1] U, int64_t steps, uint64_t threshold, bint all_rows, int64_t fixed,
-             Schedule schedule, double inv_grid, bint lazy, generator,
+             int64_t[::1] U, int64_t steps, Batches batches, Schedule schedule, double inv_grid, bint lazy, generator,
              double[:, ::1] trace=None, int64_t trace_every=0):
     """``steps`` DP-SGD steps on the integer frame ``U`` (in place), caught up at the end.
 
@@ -249,7 +203,8 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
     check_loss(loss)
     cdef Rows X = make_rows(indptr, indices, data, y, norms, loss, clip)
     cdef int64_t n = X.n, p = U.shape[0]
-    _check_sampling(threshold, all_rows, fixed, n)
+    if batches.n != n:
+        raise ValueError("the batch sampler does not match the number of rows")
     if schedule.multiplier.shape[0] != steps:
         raise ValueError("the schedule does not match the number of steps")
     cdef const double[::1] scale = schedule.scale
@@ -273,11 +228,8 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
     cdef unsigned char[::1] mark = np.zeros(p, dtype=np.uint8)
     cdef int64_t[::1] touched = np.empty(p, dtype=np.int64)
     cdef int64_t[::1] rows = np.empty(max(n, 1), dtype=np.int64)
-    cdef unsigned char[::1] chosen = np.zeros(max(n, 1), dtype=np.uint8)
     cdef double[::1] margins = np.empty(max(n, 1))
-    cdef Batch b
-    b.rows, b.chosen, b.threshold, b.all_rows, b.fixed = &rows[0], &chosen[0], threshold, \
-        all_rows, fixed
+    cdef int64_t size
     cdef bitgen_t* rng = generator_bitgen(generator)
     cdef int64_t t, a, i, k, j, m, n_touched, work = 0, traced = 0, cur = 0
     cdef double z, coef, s_t
@@ -285,11 +237,11 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
         for t in range(steps):
             while start[cur + 1] <= t:
                 cur += 1
-            sample_batch(&b, n, rng)
+            size = sample_batch(&batches.sampler, rng, &rows[0])
             s_t = scale[t]
             n_touched = 0
-            for a in range(b.size):  # catch the batch's coordinates up to step t
-                i = b.rows[a]
+            for a in range(size):  # catch the batch's coordinates up to step t
+                i = rows[a]
                 for k in range(X.indptr[i], X.indptr[i + 1]):
                     j = X.indices[k]
                     if not mark[j]:
@@ -299,14 +251,14 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
                         U[j] = catch_up(U[j], last[j], t, &start[0], &walk_index[0],
                                         &halve[0], n_segments, walks, rng, &seg[j])
                         last[j] = t
-            for a in range(b.size):  # margins at w(t), then the clipped sum
-                i = b.rows[a]
+            for a in range(size):  # margins at w(t), then the clipped sum
+                i = rows[a]
                 z = 0.0
                 for k in range(X.indptr[i], X.indptr[i + 1]):
                     z += X.data[k] * <double> U[X.indices[k]]
                 margins[a] = z * s_t
-            for a in range(b.size):
-                i = b.rows[a]
+            for a in range(size):
+                i = rows[a]
                 coef = clipped_coefficient(&X, i, margins[a])
                 for k in range(X.indptr[i], X.indptr[i + 1]):
                     G[X.indices[k]] += coef * X.data[k]

@@ -7,8 +7,8 @@ coordinate and takes a proximal step of size ``c = gamma / (beta B)`` (B the
 expected batch size, beta the datafit's global smoothness).
 
 Neighbouring relation and accounting.  Poisson sampling (each row with
-probability ``q = B / n``, exact: a 64-bit word below ``floor(q 2**64)``, a rate
-at most q) under add/remove neighbours: the batch sum has L2 sensitivity C,
+probability ``q = B / n``, drawn in O(B) as a binomial size and a uniform subset,
+:mod:`sparsedp._kernels._sampling`) under add/remove neighbours: the batch sum has L2 sensitivity C,
 and the T steps are T Poisson-subsampled Gaussian mechanisms, accounted by the
 privacy loss distribution (:mod:`sparsedp.privacy.pld`; RDP as a cross-check
 and fallback).  Fixed-size batches (``sampling="fixed"``, B rows without
@@ -31,7 +31,8 @@ import numpy as np
 
 from .._kernels import kernel_id
 from .._kernels._dp_sgd_fast import Schedule, sgd_eager, sgd_lazy
-from .._kernels._noise import IntegerNoise, NOISE_ETA
+from .._kernels._noise import IntegerNoise
+from .._kernels._sampling import Batches
 from .._kernels._walk import LATTICE_CONSTANT, TAIL_TV
 from .._planted import active
 from .._validation import (check_bool, check_integer, check_option, check_privacy_budget,
@@ -142,16 +143,23 @@ class DPSGD:
         prox_step = step_size / beta if beta > 0 else 0.0  # gamma / beta, on F's scale
         step = prox_step / batch_size  # on the batch's sum
 
+        batches = Batches(n, rate, batch_size if sampling == "fixed" else 0)
         release, z = None, 0.0
         if math.isinf(epsilon):
             record_no_noise(ledger)
         else:
             eta = RESERVED_STEP_ETA
-            budget = _after_slack(epsilon, delta, eta * steps * p, TAIL_TV * steps * p)
+            budget = _after_slack(epsilon, delta, eta * steps * p + batches.eta * steps,
+                                  TAIL_TV * steps * p + batches.tv * steps)
             ledger.add_sampler_error(
                 "integer Gaussian noise (each eager draw within exp(+-eta) of round(t N), "
                 "lazily summed draws included)", eta, count=steps * p)
             ledger.add_sampler_tv("integer Gaussian noise beyond 38 t", TAIL_TV, count=steps * p)
+            if batches.eta or batches.tv:
+                ledger.add_sampler_error("Poisson batch sizes (a 128-bit binomial table)",
+                                         batches.eta, count=steps)
+                ledger.add_sampler_tv("Poisson batch sizes of probability below 2**-80",
+                                      batches.tv, count=steps)
             z = self._calibrate(budget, rate, steps, sampling, ledger, clip)
         frame = l1 == 0.0  # the exact integer frame (lazy or not); else the float iterate
         shrink = 1.0 / (1.0 + prox_step * l2) if frame else 1.0
@@ -166,30 +174,28 @@ class DPSGD:
         indptr, indices, data, norms = _rows(problem)
         every = max(1, int(round(n / batch_size))) if trace else 0
         records = np.zeros((int(steps // every) if trace else 0, p))
-        threshold, all_rows = _poisson_threshold(rate)
-        fixed = batch_size if sampling == "fixed" else 0
         loss = kernel_id(problem.datafit)
 
         if release is None:  # epsilon = inf: the same steps without noise, float iterate
             w = np.zeros(p)
             sgd_eager(indptr, indices, data, problem.y, norms, loss, kernel_clip, w, steps, step,
-                      prox_step, l1, l2, threshold, all_rows, fixed, IntegerNoise("gaussian", 8192.0),
+                      prox_step, l1, l2, batches, IntegerNoise("gaussian", 8192.0),
                       0.0, 0.0, -1.0, generator, records, every)  # raw_sd < 0: no noise
         elif frame:
             U = np.zeros(p, dtype=np.int64)
             scale = step * release.grid / FRAME_MULTIPLIER * phi if shrink != 1.0 \
                 else step * release.grid * phi
             schedule = Schedule(scale, mult, start, walk_index, halve, release.walks)
-            self._check_range(release, steps, batch_size if fixed else n, mult)
+            self._check_range(release, steps, batch_size if sampling == "fixed" else n, mult)
             sgd_lazy(indptr, indices, data, problem.y, norms, loss, kernel_clip, U, steps,
-                     threshold, all_rows, fixed, schedule, release.inv_grid, lazy, generator,
+                     batches, schedule, release.inv_grid, lazy, generator,
                      records, every)
             w = scale[steps] * U.astype(np.float64)
         else:
             w = np.zeros(p)
             noise = IntegerNoise("gaussian", float(release.scales[0]))
             sgd_eager(indptr, indices, data, problem.y, norms, loss, kernel_clip, w, steps, step,
-                      prox_step, l1, l2, threshold, all_rows, fixed, noise, release.grid,
+                      prox_step, l1, l2, batches, noise, release.grid,
                       release.inv_grid,
                       release.noise_sd if release.raw else 0.0, generator, records, every)
         info = {"noise_multiplier": z, "steps": steps, "sampling_rate": rate,
@@ -255,13 +261,6 @@ def _noise_multiplier(epsilon, delta, rate, steps, sampling):
         return led
     guess = calibrate_sampled_gaussian(epsilon, delta, min(1.0, 2 * rate), steps)
     return calibrate(ledger_of, epsilon, delta, guess)
-
-
-def _poisson_threshold(rate):
-    """``floor(rate 2**64)`` (the realised rate is at most ``rate``), or rate 1."""
-    if rate >= 1.0:
-        return 0, True
-    return int(math.floor(rate * 2.0 ** 64)), False
 
 
 def dp_sgd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_size=1.0,
