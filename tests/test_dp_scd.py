@@ -10,11 +10,11 @@ from scipy import stats
 
 from sparsedp._kernels import kernel_id
 from sparsedp._kernels._dp_scd_fast import COORDINATE_DTYPE, dp_scd_steps
+from sparsedp._kernels._sampling import Batches
 from sparsedp._planted import planted
 from sparsedp.datafits import Hinge, Logistic, Squared, SquaredHinge
 from sparsedp.penalties import L1, L2, ElasticNet
 from sparsedp.solvers import dp_scd
-from sparsedp.solvers._dp_scd import poisson_threshold
 
 
 def make_problem(n=200, p=30, density=0.3, seed=0):
@@ -163,9 +163,9 @@ def one_step_update(X, y, alpha, v, loss, clip, batch_size, lambda_n, clip_terms
     state = np.zeros(p, dtype=COORDINATE_DTYPE)
     state["v"] = v
     dp_scd_steps(loss, data, Xr.indices.astype(np.int64), indptr, y, norms, alpha.copy(),
-                 state, np.zeros(n), np.zeros(n, np.int64), np.arange(n, dtype=np.int64),
-                 0, 1, 0, 0, True, batch_size, lambda_n, clip, clip_terms, 0, None, 0.0,
-                 0.0, False, np.random.default_rng(0), np.random.default_rng(1))
+                 state, np.zeros(n), np.zeros(n, np.int64), Batches(n, 1.0), 0, 1, batch_size,
+                 lambda_n, clip, clip_terms, 0, None, 0.0, 0.0, False,
+                 np.random.default_rng(0), np.random.default_rng(1))
     return state["v"] - v
 
 
@@ -200,14 +200,6 @@ def test_batch_update_moves_by_at_most_C_between_neighbours(datafit):
 
 
 # ---------------------------------------------------------------- sampling and report
-def test_poisson_threshold_never_exceeds_the_accounted_rate():
-    for rate in (1e-9, 1 / 3, 0.1, 0.5, 1 - 1e-16, 40 / 800):
-        realised = poisson_threshold(rate) / 2.0 ** 64
-        assert realised <= rate
-        assert rate - realised <= 2.0 ** -64
-    assert poisson_threshold(1.0) is None
-
-
 def test_poisson_batches_have_the_expected_size():
     n = 500
     X = sp.random(n, 10, density=0.2, format="csr", random_state=0)

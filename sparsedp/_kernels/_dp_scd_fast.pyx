@@ -28,17 +28,14 @@ from numpy.random cimport bitgen_t
 import numpy as np
 
 from ._noise cimport NoiseTable, noise_draw, noise_fill
-from ._random cimport generator_bitgen, uniform_index_fill
+from ._random cimport generator_bitgen
+from ._sampling cimport Batches, sample_batch
 from ._walk cimport GaussianWalk, Walk, walk_sum
 
 cdef enum:
     SQUARED = 0
     LOGISTIC = 1
     HINGE = 4
-
-cdef enum:
-    SAMPLE_POISSON = 0
-    SAMPLE_FIXED = 1
 
 cdef enum:
     NOISE_NONE = 0
@@ -116,9 +113,9 @@ cdef inline void catch_up(const Walk* walk, bitgen_t* rng, Coordinate* c, double
 def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
                  const int64_t[::1] indptr, const double[::1] y,
                  const double[::1] row_norms, double[::1] alpha, Coordinate[::1] state,
-                 double[::1] zetas, int64_t[::1] batch, int64_t[::1] perm,
-                 int64_t t_start, int64_t n_steps, int sampling, uint64_t threshold,
-                 bint take_all, Py_ssize_t batch_size, double lambda_n, double clip,
+                 double[::1] zetas, int64_t[::1] batch, Batches batches,
+                 int64_t t_start, int64_t n_steps, Py_ssize_t batch_size, double lambda_n,
+                 double clip,
                  bint clip_terms, int noise_mode, GaussianWalk walk, double grid,
                  double inv_grid, bint noise_alpha, sampler, noise_generator):
     """Run the steps ``t_start .. t_start + n_steps - 1`` of DP-SCD in place.
@@ -132,13 +129,10 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
     alpha : the dual variables (hidden state, updated).
     state : per coordinate of v (:data:`COORDINATE_DTYPE`): the grid accumulator,
         the lazy noise's last step, v itself (updated).
-    zetas, batch, perm : work arrays of length n; ``perm`` holds a permutation
-        of the rows (fixed-size sampling; updated).
-    sampling : 0 Poisson (row kept when a 64-bit word is below ``threshold``,
-        every row when ``take_all``), 1 fixed size ``batch_size`` without
-        replacement (partial Fisher-Yates, exact bounded integers).
-    batch_size : L, the public batch size of the subproblem (and the size of a
-        fixed-size batch).
+    zetas, batch : work arrays of length n.
+    batches : the batch sampler (:class:`sparsedp._kernels._sampling.Batches`:
+        Poisson or fixed size, O(batch size) a step).
+    batch_size : L, the public batch size of the subproblem.
     lambda_n : ``lambda n`` (n public).
     clip : C; every update is scaled to ``|zeta_j| max(1, ||x_j||) <= C`` when
         ``clip_terms``.
@@ -167,47 +161,26 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
             raise ValueError("a noisy run needs its integer walk")
         wk = &walk.walk
         table = wk.tables[0]
-    if not (zetas.shape[0] == n and batch.shape[0] == n and perm.shape[0] == n
+    if not (zetas.shape[0] == n and batch.shape[0] == n and batches.n == n
             and alpha.shape[0] == n and row_norms.shape[0] == n
             and indptr.shape[0] == n + 1):
         raise ValueError("inconsistent array shapes")
-    if sampling == SAMPLE_FIXED and not 1 <= batch_size <= n:
+    if not 1 <= batch_size <= n:
         raise ValueError("batch_size must be in [1, n_samples]")
     eager = np.empty(p if noise_mode == NOISE_EAGER else 1)
     cdef double[::1] eager_view = eager
     cdef double* eager_buf = &eager_view[0]
     cdef Coordinate* st = &state[0]
     cdef Coordinate* c
-    cdef int64_t t, step, k, kk, r
+    cdef int64_t t, step, k, kk
     cdef Py_ssize_t i, j, m, ii
     cdef double margin, zeta, scale, kappa, nrm
-    cdef uint64_t word
     cdef int64_t rows = 0
     cdef double big_l = <double> batch_size
     with sampler.bit_generator.lock, noise_generator.bit_generator.lock, nogil:
         for step in range(n_steps):
             t = t_start + step
-            # the batch: exact integer draws
-            m = 0
-            if sampling == SAMPLE_POISSON:
-                if take_all:
-                    for i in range(n):
-                        batch[i] = i
-                    m = n
-                else:
-                    for i in range(n):
-                        word = srng.next_uint64(srng.state)
-                        batch[m] = i
-                        m += word < threshold
-            else:
-                for i in range(batch_size):
-                    uniform_index_fill(srng, <uint64_t> (n - i), 1, <uint64_t*> &r)
-                    r += i
-                    kk = perm[i]
-                    perm[i] = perm[r]
-                    perm[r] = kk
-                    batch[i] = perm[i]
-                m = batch_size
+            m = sample_batch(&batches.sampler, srng, &batch[0])
             rows += m
             # the updates, each against the same v
             for ii in range(m):

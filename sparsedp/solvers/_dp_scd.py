@@ -6,35 +6,30 @@ regression, L2-regularised logistic regression and the linear SVM (hinge), on
 sparse rows, with Poisson (or fixed-size) mini-batches accounted tightly, noise
 on the shared vector only (sensitivity C, docs/dp_scd.rst) and lazy noise.
 """
-import functools
 import math
-from fractions import Fraction
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._kernels import kernel_id
 from .._kernels._dp_scd_fast import COORDINATE_DTYPE, dp_scd_finish, dp_scd_steps
-from .._kernels._walk import TAIL_TV
+from .._kernels._sampling import Batches
 from .._planted import active
 from .._validation import (check_bool, check_integer, check_option, check_privacy_budget,
                            check_random_state, check_real, check_X_y)
 from ..datafits import Hinge, Logistic, Squared
 from ..penalties import L2
-from ..privacy import (PrivacyLedger, calibrate, calibrate_sampled_gaussian,
-                       calibrate_sampled_gaussian_pld)
+from ..privacy import PrivacyLedger
 from ._base import Budget, KernelOutput, PrivateSolver, Problem, _after_slack
 from ._dp_cd import split_generator
-from ._dp_sgd import RESERVED_STEP_ETA as RESERVED_SGD_ETA
-from ._release import WalkRelease
+from ._release import (RESERVED_STEP_ETA, WalkRelease, batch_noise_multiplier,
+                       record_walk_slack, walk_slack)
 from ._result import NonPrivateDiagnostics, Result
 
 __all__ = ["dp_scd"]
 
 SAMPLINGS = ("poisson", "fixed")
 DATAFITS = (Squared, Logistic, Hinge)
-# the samplers' slack reserved per draw (checked against the walk's own, as DP-SGD)
-RESERVED_STEP_ETA = RESERVED_SGD_ETA
 
 
 def check_dual_problem(X, y, datafit, penalty):
@@ -53,36 +48,6 @@ def check_dual_problem(X, y, datafit, penalty):
     return Problem(X, y, datafit, penalty)
 
 
-def poisson_threshold(rate):
-    """The 64-bit threshold of a Bernoulli(rate) draw (``word < threshold``).
-
-    ``floor(rate 2**64)``: the realised rate ``threshold / 2**64`` is at most
-    ``rate``, the rate accounted.  Returns None for ``rate = 1`` (every row).
-    """
-    if rate >= 1.0:
-        return None
-    return int(Fraction(rate) * 2 ** 64)
-
-
-@functools.lru_cache(maxsize=64)
-def noise_multiplier(sampling, epsilon, delta, rate, steps):
-    """The smallest z for ``steps`` releases on batches of ``sampling`` at ``rate``.
-
-    Poisson: the PLD accountant (add/remove neighbours); fixed: the RDP of
-    sampling without replacement (replace-one), through the ledger's
-    calibration.  Deterministic, hence cached (repeated fits of one setting).
-    """
-    if sampling == "poisson":
-        return calibrate_sampled_gaussian_pld(epsilon, delta, rate, steps)
-
-    def ledger_of(z):
-        led = PrivacyLedger(relation="replace-one")
-        led.add_sampled_gaussian_wor("v", z, rate, count=steps)
-        return led
-    guess = calibrate_sampled_gaussian(epsilon, delta, rate, steps, rtol=1e-4)
-    return calibrate(ledger_of, epsilon, delta, guess)
-
-
 class DPSCD(PrivateSolver):
     """DP-SCD on the :class:`~sparsedp.solvers._base.PrivateSolver` skeleton.
 
@@ -98,8 +63,9 @@ class DPSCD(PrivateSolver):
         sampling = check_option(sampling, "sampling", SAMPLINGS)
         rate = batch_size / n
         steps = max(1, int(round(passes * n / batch_size)))
+        batches = Batches(n, rate, batch_size if sampling == "fixed" else 0)
         return {"passes": passes, "batch_size": batch_size, "sampling": sampling,
-                "rate": rate, "steps": steps, "lazy": check_bool(lazy, "lazy"),
+                "rate": rate, "steps": steps, "batches": batches, "lazy": check_bool(lazy, "lazy"),
                 "noise_alpha": check_bool(noise_alpha, "noise_alpha")}
 
     def integer_draws(self, problem, options):
@@ -116,7 +82,7 @@ class DPSCD(PrivateSolver):
         if not budget.private:
             z = 0.0  # no noise: the ledger says epsilon = inf
         else:
-            z = noise_multiplier(options["sampling"], budget.epsilon, budget.delta, q,
+            z = batch_noise_multiplier(options["sampling"], budget.epsilon, budget.delta, q,
                                  steps)
         what = ("shared vector v = sum_j zeta_j x_j (integer Gaussian on a grid, "
                 f"L2 sensitivity {'C' if poisson else '2C'} = {sensitivity:g} "
@@ -133,11 +99,8 @@ class DPSCD(PrivateSolver):
                 z, q, count=steps, sensitivity=sensitivity if z else None)
         if z == 0.0:
             return None
-        draws = self.integer_draws(problem, options)
-        ledger.add_sampler_error(
-            "integer Gaussian noise of v (each eager draw within exp(+-eta) of round(t N), "
-            "lazily summed draws included)", RESERVED_STEP_ETA, count=draws)
-        ledger.add_sampler_tv("integer Gaussian noise beyond 38 t", TAIL_TV, count=draws)
+        record_walk_slack(ledger, "v", self.integer_draws(problem, options),
+                          options["batches"], steps)
         # the paper's variant: sqrt(2) z on v (and on the alphas), accounted as z
         factor = math.sqrt(2.0) if options["noise_alpha"] else 1.0
         n_terms = problem.n if poisson else options["batch_size"]
@@ -167,7 +130,6 @@ class DPSCD(PrivateSolver):
         state = np.zeros(p, dtype=COORDINATE_DTYPE)
         zetas = np.zeros(n)
         batch = np.zeros(n, dtype=np.int64)
-        perm = np.arange(n, dtype=np.int64)
         sampler, noise_gen = split_generator(generator)
 
         if release is None:
@@ -179,9 +141,7 @@ class DPSCD(PrivateSolver):
             mode = 2 if options["lazy"] else 1
             walk, grid, inv_grid = release.walks[0], release.grid, release.inv_grid
         noise_alpha = release is not None and options["noise_alpha"]
-        poisson = options["sampling"] == "poisson"
-        threshold = poisson_threshold(options["rate"]) if poisson else 0
-        take_all = poisson and threshold is None
+        batches = options["batches"]
         clip_terms = math.isfinite(clip) and not active("no_clipping")
         loss = int(kernel_id(datafit))
         steps = options["steps"]
@@ -193,9 +153,7 @@ class DPSCD(PrivateSolver):
             todo = min(chunk, steps - t)
             rows += dp_scd_steps(
                 loss, data, indices, indptr, y, row_norms, alpha, state, zetas, batch,
-                perm, t, todo, 0 if poisson else 1,
-                0 if threshold is None else threshold, take_all, options["batch_size"],
-                lam_n, clip if math.isfinite(clip) else 1.0, clip_terms, mode, walk,
+                batches, t, todo, options["batch_size"], lam_n, clip if math.isfinite(clip) else 1.0, clip_terms, mode, walk,
                 grid, inv_grid, noise_alpha, sampler, noise_gen)
             t += todo
             if mode == 2 and (trace or t == steps):
@@ -213,8 +171,6 @@ class DPSCD(PrivateSolver):
         if release is not None:
             info.update(grid=release.grid, grid_points=release.points,
                         float_sum_factor=release.rho)
-        if poisson and threshold is not None:
-            info["realised_sampling_rate"] = threshold / 2.0 ** 64
         tr = ({"passes": np.array(passes_done), "objective": np.array(values)}
               if trace else None)
         return KernelOutput(coef=coef, n_iter=steps, info=info,
@@ -238,8 +194,8 @@ class DPSCD(PrivateSolver):
 
         budget = Budget(epsilon, delta)
         if budget.private:
-            draws = self.integer_draws(problem, options)
-            budget = _after_slack(epsilon, delta, RESERVED_STEP_ETA * draws, TAIL_TV * draws)
+            budget = _after_slack(epsilon, delta, *walk_slack(
+                self.integer_draws(problem, options), options["batches"], options["steps"]))
         release = self.calibrate(problem, clip, budget, ledger, options)
         out = self.run(problem, clip, release, generator, options, trace)
 

@@ -23,7 +23,6 @@ penalty or an L2 penalty the iterate is kept as ``w = s(t) U`` with ``U`` an
 exact integer vector (the L2 shrinkage lives in the public scale s(t)), so the
 noise of coordinates no batch row touches can be drawn lazily (docs/dp_sgd.rst).
 """
-import functools
 import math
 import warnings
 
@@ -33,16 +32,14 @@ from .._kernels import kernel_id
 from .._kernels._dp_sgd_fast import Schedule, sgd_eager, sgd_lazy
 from .._kernels._noise import IntegerNoise
 from .._kernels._sampling import Batches
-from .._kernels._walk import LATTICE_CONSTANT, TAIL_TV
 from .._planted import active
 from .._validation import (check_bool, check_integer, check_option, check_privacy_budget,
                            check_random_state, check_real)
 from ..exceptions import PrivacyLeakWarning
-from ..privacy import PrivacyLedger, calibrate
-from ..privacy.pld import calibrate_sampled_gaussian_pld
-from ..privacy.rdp import calibrate_sampled_gaussian
+from ..privacy import PrivacyLedger
 from ._base import _after_slack, check_problem, record_no_noise
-from ._release import WalkRelease
+from ._release import (RESERVED_STEP_ETA, WalkRelease, batch_noise_multiplier,
+                       record_walk_slack, walk_slack)
 from ._result import NonPrivateDiagnostics, Result
 
 __all__ = ["dp_sgd"]
@@ -52,9 +49,6 @@ SAMPLINGS = ("poisson", "fixed")
 FRAME_MULTIPLIER = 2 ** 12
 #: walks per halving of the L2 frame: the noise is at most 2**(1/16) (4.4%) above z
 FRAME_RUNGS = 16
-#: the eta reserved per eager draw: the tables' (at most 2**-41 in practice) plus
-#: twice the lattice term at walk scales >= 2**25 (checked once the walks are built)
-RESERVED_STEP_ETA = 2.0 ** -41 + 2.0 * LATTICE_CONSTANT / 2.0 ** 50
 
 
 def _rows(problem):
@@ -148,18 +142,8 @@ class DPSGD:
         if math.isinf(epsilon):
             record_no_noise(ledger)
         else:
-            eta = RESERVED_STEP_ETA
-            budget = _after_slack(epsilon, delta, eta * steps * p + batches.eta * steps,
-                                  TAIL_TV * steps * p + batches.tv * steps)
-            ledger.add_sampler_error(
-                "integer Gaussian noise (each eager draw within exp(+-eta) of round(t N), "
-                "lazily summed draws included)", eta, count=steps * p)
-            ledger.add_sampler_tv("integer Gaussian noise beyond 38 t", TAIL_TV, count=steps * p)
-            if batches.eta or batches.tv:
-                ledger.add_sampler_error("Poisson batch sizes (a 128-bit binomial table)",
-                                         batches.eta, count=steps)
-                ledger.add_sampler_tv("Poisson batch sizes of probability below 2**-80",
-                                      batches.tv, count=steps)
+            budget = _after_slack(epsilon, delta, *walk_slack(steps * p, batches, steps))
+            record_walk_slack(ledger, "the gradient sums", steps * p, batches, steps)
             z = self._calibrate(budget, rate, steps, sampling, ledger, clip)
         frame = l1 == 0.0  # the exact integer frame (lazy or not); else the float iterate
         shrink = 1.0 / (1.0 + prox_step * l2) if frame else 1.0
@@ -225,7 +209,7 @@ class DPSGD:
 
     @staticmethod
     def _calibrate(budget, rate, steps, sampling, ledger, clip):
-        z = _noise_multiplier(budget.epsilon, budget.delta, rate, steps, sampling)
+        z = batch_noise_multiplier(sampling, budget.epsilon, budget.delta, rate, steps)
         name = ("clipped batch gradient sums (integer Gaussian on a grid, L2 sensitivity "
                 f"{'C' if sampling == 'poisson' else '2C'} = "
                 f"{clip if sampling == 'poisson' else 2 * clip:.6g})")
@@ -247,20 +231,6 @@ class DPSGD:
         if bound >= 2.0 ** 62:
             raise ValueError(f"{steps} steps of batches of {terms} rows overflow the exact "
                              "integer iterate: use fewer passes or a smaller batch")
-
-
-@functools.lru_cache(maxsize=128)
-def _noise_multiplier(epsilon, delta, rate, steps, sampling):
-    """The calibrated z (cached: tuning grids and tests refit with the same budget)."""
-    if sampling == "poisson":
-        return calibrate_sampled_gaussian_pld(epsilon, delta, rate, steps)
-
-    def ledger_of(multiplier):
-        led = PrivacyLedger(delta=delta)
-        led.add_sampled_gaussian_wor("batch", multiplier, rate, count=steps)
-        return led
-    guess = calibrate_sampled_gaussian(epsilon, delta, min(1.0, 2 * rate), steps)
-    return calibrate(ledger_of, epsilon, delta, guess)
 
 
 def dp_sgd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_size=1.0,

@@ -15,7 +15,8 @@ import numpy as np
 from .._kernels._noise import MIN_SCALE, IntegerNoise, grid_for, grid_scale
 from .._planted import active
 
-__all__ = ["GridRelease", "WalkRelease"]
+__all__ = ["GridRelease", "WalkRelease", "RESERVED_STEP_ETA", "batch_noise_multiplier",
+           "record_walk_slack", "walk_slack"]
 
 MAX_GRID_INTEGER = 2.0 ** 50
 
@@ -167,3 +168,51 @@ class WalkRelease:
     def step_eta(self):
         """Per eager draw: the walks' law is within ``exp(+-step_eta)`` of the ideal."""
         return max(w.step_eta for w in self.walks)
+
+
+#: the eta reserved per eager walk draw: the tables' (at most 2**-41 in practice)
+#: plus twice the lattice term at walk scales >= 2**25 (checked once built)
+RESERVED_STEP_ETA = 2.0 ** -41 + 2.0 * 60.2 / 2.0 ** 50
+
+
+def walk_slack(draws, batches, steps):
+    """``(eta, tv)`` of a run: ``draws`` eager walk draws and ``steps`` batches."""
+    from .._kernels._walk import TAIL_TV
+    return (RESERVED_STEP_ETA * draws + batches.eta * steps,
+            TAIL_TV * draws + batches.tv * steps)
+
+
+def record_walk_slack(ledger, what, draws, batches, steps):
+    """Put :func:`walk_slack`'s terms on the ledger, each named."""
+    from .._kernels._walk import TAIL_TV
+    ledger.add_sampler_error(
+        f"integer Gaussian noise of {what} (each eager draw within exp(+-eta) of round(t N), "
+        "lazily summed draws included)", RESERVED_STEP_ETA, count=draws)
+    ledger.add_sampler_tv("integer Gaussian noise beyond 38 t", TAIL_TV, count=draws)
+    if batches.eta or batches.tv:
+        ledger.add_sampler_error("Poisson batch sizes (a 128-bit binomial table)",
+                                 batches.eta, count=steps)
+        ledger.add_sampler_tv("Poisson batch sizes of probability below 2**-80",
+                              batches.tv, count=steps)
+
+
+@functools.lru_cache(maxsize=128)
+def batch_noise_multiplier(sampling, epsilon, delta, rate, steps):
+    """The smallest z for ``steps`` Gaussian releases on batches of ``sampling`` at ``rate``.
+
+    Poisson: the PLD accountant (add/remove neighbours); fixed: the RDP of
+    sampling without replacement (replace-one), through the ledger's
+    calibration.  Deterministic, hence cached (tuning grids refit one setting).
+    """
+    from ..privacy import PrivacyLedger, calibrate
+    from ..privacy.pld import calibrate_sampled_gaussian_pld
+    from ..privacy.rdp import calibrate_sampled_gaussian
+    if sampling == "poisson":
+        return calibrate_sampled_gaussian_pld(epsilon, delta, rate, steps)
+
+    def ledger_of(z):
+        led = PrivacyLedger(relation="replace-one")
+        led.add_sampled_gaussian_wor("batch", z, rate, count=steps)
+        return led
+    guess = calibrate_sampled_gaussian(epsilon, delta, rate, steps, rtol=1e-4)
+    return calibrate(ledger_of, epsilon, delta, guess)
