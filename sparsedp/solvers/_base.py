@@ -34,7 +34,7 @@ from ._result import NonPrivateDiagnostics, Result
 from ._smoothness import clip_thresholds, resolve_smoothness
 
 __all__ = ["Problem", "check_problem", "Budget", "CoordinateConstants",
-           "coordinate_constants", "PrivateSolver", "KernelOutput"]
+           "coordinate_constants", "PrivateSolver", "KernelOutput", "result_of"]
 
 
 def check_datafit(datafit):
@@ -206,7 +206,7 @@ class PrivateSolver:
         budget = Budget(epsilon, delta)
         if not budget.private:
             record_no_noise(ledger)
-        if budget.private:
+        else:
             estimated = smoothness is not None and np.ndim(smoothness) == 0
             eta, tv = self.sampler_slack(problem, options, epsilon, estimated)
             budget = _after_slack(epsilon, delta, eta, tv)
@@ -215,13 +215,18 @@ class PrivateSolver:
             ledger, smoothness_mechanism)
         plan = self.calibrate(problem, constants, budget, ledger, options)
         out = self.run(problem, constants, plan, generator, options, trace)
+        return result_of(problem, out, ledger, diagnostics or trace)
 
-        diag = None
-        if diagnostics or trace:  # non-private: computed on the data, not released
-            diag = NonPrivateDiagnostics(objective=problem.objective(out.coef),
-                                         trace=out.trace, counters=out.counters)
-        return Result(coef=out.coef, n_iter=out.n_iter, privacy=ledger, info=out.info,
-                      diagnostics=diag)
+
+def result_of(problem, out, ledger, diagnostics):
+    """The :class:`Result` of a kernel's output; the non-private diagnostics
+    (computed on the data, not released) only when asked for."""
+    diag = None
+    if diagnostics:
+        diag = NonPrivateDiagnostics(objective=problem.objective(out.coef), trace=out.trace,
+                                     counters=out.counters)
+    return Result(coef=out.coef, n_iter=out.n_iter, privacy=ledger, info=out.info,
+                  diagnostics=diag)
 
 
 def record_no_noise(ledger):

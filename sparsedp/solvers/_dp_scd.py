@@ -20,11 +20,10 @@ from .._validation import (check_bool, check_integer, check_option, check_privac
 from ..datafits import Hinge, Logistic, Squared
 from ..penalties import L2
 from ..privacy import PrivacyLedger
-from ._base import Budget, KernelOutput, PrivateSolver, Problem, _after_slack
+from ._base import Budget, KernelOutput, PrivateSolver, Problem, _after_slack, result_of
 from ._dp_cd import split_generator
 from ._release import (RESERVED_STEP_ETA, WalkRelease, batch_noise_multiplier,
                        record_walk_slack, walk_slack)
-from ._result import NonPrivateDiagnostics, Result
 
 __all__ = ["dp_scd"]
 
@@ -198,13 +197,7 @@ class DPSCD(PrivateSolver):
                 self.integer_draws(problem, options), options["batches"], options["steps"]))
         release = self.calibrate(problem, clip, budget, ledger, options)
         out = self.run(problem, clip, release, generator, options, trace)
-
-        diag = None
-        if diagnostics or trace:  # non-private: computed on the data, not released
-            diag = NonPrivateDiagnostics(objective=problem.objective(out.coef),
-                                         trace=out.trace, counters=out.counters)
-        return Result(coef=out.coef, n_iter=out.n_iter, privacy=ledger, info=out.info,
-                      diagnostics=diag)
+        return result_of(problem, out, ledger, diagnostics or trace)
 
 
 def dp_scd(X, y, datafit, penalty, *, epsilon, delta, passes, clip, batch_size,

@@ -37,10 +37,9 @@ from .._validation import (check_bool, check_integer, check_option, check_privac
                            check_random_state, check_real)
 from ..exceptions import PrivacyLeakWarning
 from ..privacy import PrivacyLedger
-from ._base import _after_slack, check_problem, record_no_noise
+from ._base import KernelOutput, _after_slack, check_problem, record_no_noise, result_of
 from ._release import (RESERVED_STEP_ETA, WalkRelease, batch_noise_multiplier,
                        record_walk_slack, walk_slack)
-from ._result import NonPrivateDiagnostics, Result
 
 __all__ = ["dp_sgd"]
 
@@ -189,13 +188,12 @@ class DPSGD:
         if release is not None:
             info.update(grid=release.grid, grid_points=release.points,
                         float_sum_factor=release.rho)
-        diag = None
-        if diagnostics or trace:
-            tr = {"coef": records, "passes": (np.arange(len(records)) + 1) * every * batch_size / n}
-            tr["objective"] = np.array([problem.objective(r) for r in records])
-            diag = NonPrivateDiagnostics(objective=problem.objective(w), trace=tr if trace else None,
-                                         counters={})
-        return Result(coef=w, n_iter=steps, privacy=ledger, info=info, diagnostics=diag)
+        tr = None
+        if trace:  # non-private: the iterates once per pass and their objective
+            tr = {"coef": records, "objective": np.array([problem.objective(r) for r in records]),
+                  "passes": (np.arange(len(records)) + 1) * every * batch_size / n}
+        out = KernelOutput(coef=w, n_iter=steps, info=info, counters={}, trace=tr)
+        return result_of(problem, out, ledger, diagnostics or trace)
 
     @staticmethod
     def _smoothness(problem, smoothness, ledger):
