@@ -162,6 +162,24 @@ def test_clipping_bounds_the_batch_sum_on_random_neighbours(seed):
     diff = np.linalg.norm((g1.coef - g2.coef) / c)
     assert diff <= 2 * C * (1 + 1e-12)  # replace-one: 2C
     assert diff > 0.5 * C  # the labels saturate the clipping: the bound is nearly met
+    # add/remove (Poisson at rate 1: every row): the sums differ by one clipped term, <= C
+    kw.update(sampling="poisson")
+    full = dp_sgd(X, y, Squared(), None, **dict(kw, batch_size=n))
+    less = dp_sgd(X[keep], y[keep], Squared(), None, **kw)
+    diff = np.linalg.norm(full.coef / full.info["step"] - less.coef / less.info["step"])
+    assert C * 0.5 < diff <= C * (1 + 1e-12)
+
+
+def test_trace_records_one_iterate_per_pass():
+    X, y = problem()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        res = full_batch(X, y, Logistic(), L2(0.01), passes=50, trace=True)
+    tr = res.diagnostics.trace
+    assert tr["coef"].shape == (50, X.shape[1])
+    np.testing.assert_allclose(tr["passes"], np.arange(1, 51))
+    np.testing.assert_array_equal(tr["coef"][-1], res.coef)
+    assert np.all(np.diff(tr["objective"]) <= 1e-15)  # gradient descent: monotone
 
 
 def test_reproducible_and_seed_dependent():
