@@ -436,7 +436,8 @@ def smoothness_dp_cd_samples(n_samples, seed, bug=None):
 
 SGD_P = 1024
 SGD_EPSILON = 2.0  # the fit's budget: z ~ 1.445 at rate 1, one release ~ (2, 1e-3)
-SGD_PATHS = {"lazy": (None, True), "lazy_l2": ("l2", True), "eager_l1": ("l1", False)}
+SGD_PATHS = {"lazy": (None, True), "lazy_l2": ("l2", True), "eager_l1": ("l1", False),
+             "lazy_l2_halving": ("l2_halving", True)}
 
 
 def dp_sgd_datasets(p=SGD_P):
@@ -448,7 +449,10 @@ def dp_sgd_datasets(p=SGD_P):
 
 def _sgd_penalty(name):
     from sparsedp.penalties import L1, L2
-    return {None: None, "l2": L2(1e-3), "l1": L1(1e-300)}[name]
+    # l2_halving: the shrinkage 1 / (1 + l2) = 2**-0.25 a step (c = 1 at B = n): the frame
+    # changes rung every step and halves U at step 4
+    return {None: None, "l2": L2(1e-3), "l1": L1(1e-300),
+            "l2_halving": L2(2.0 ** 0.25 - 1.0)}[name]
 
 
 _SGD_SETUP = {}
@@ -485,11 +489,21 @@ def cached_dp_sgd_setup(enabled=True):
 
 
 @functools.lru_cache(maxsize=None)
-def dp_sgd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SGD_EPSILON):
+def dp_sgd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SGD_EPSILON,
+                   steps=1):
     """One DP-SGD step's release of coordinate j: ``-coef_j / c`` (p = 1024 per fit).
 
-    ``rate``: the Poisson rate ``B / n`` (one step: ``passes = rate``); ``epsilon``:
-    the fit's budget (at DELTA), from which dp_sgd calibrates z.
+    ``rate``: the Poisson rate ``B / n`` (``passes = steps rate``); ``epsilon``: the
+    fit's budget (at DELTA), from which dp_sgd calibrates z.
+
+    ``steps > 1`` (rate 1): the final iterate after ``steps`` steps.  The clipped
+    terms stay ``-C`` (the margins are far below L), so on D every coordinate is
+    touched at every step and gets one walk step per step, while on D' no
+    coordinate is ever touched and its whole noise is one lazy catch-up at the
+    end (the walk's ladder of tables).  Without penalty ``-coef_j / c`` is the sum
+    of the T releases, a sufficient statistic: exactly the T-fold Gaussian
+    composition (claimed at ``mu = sqrt(T) / z``); with L2 the releases are
+    weighted by the shrinkage (a lower bound below the claim).
     """
     import time
     from sparsedp.privacy.pld import sampled_gaussian_epsilon_pld
@@ -506,10 +520,12 @@ def dp_sgd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SGD
         with variant(bug), cached_dp_sgd_setup():
             while count < n_samples:
                 res = dp_sgd(Xd, y, Squared(), _sgd_penalty(penalty), epsilon=epsilon,
-                             delta=DELTA, passes=batch / n, clip=C_J, step_size=1.0,
-                             batch_size=batch, smoothness=1.0, random_state=rng)
-                if res.n_iter != 1 or res.info["lazy"] != lazy or res.info["step"] != 1.0 / batch:
-                    raise RuntimeError(f"dp_sgd did not run one {path} step of size 1/B: "
+                             delta=DELTA, passes=steps * batch / n, clip=C_J,
+                             step_size=1.0, batch_size=batch, smoothness=1.0,
+                             random_state=rng)
+                if (res.n_iter != steps or res.info["lazy"] != lazy
+                        or res.info["step"] != 1.0 / batch):
+                    raise RuntimeError(f"dp_sgd did not run {steps} {path} steps of size 1/B: "
                                        f"{res.n_iter} steps, info {res.info}")
                 chunks.append(-res.coef * batch)
                 count += n
@@ -517,9 +533,10 @@ def dp_sgd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SGD
         out.append(np.concatenate(chunks)[:n_samples])
     z = max(zs)
     q = batch / n
-    claim = (gdp_epsilon(1.0 / z, DELTA) if q == 1.0
-             else sampled_gaussian_epsilon_pld(z, q, 1, DELTA))
+    claim = (gdp_epsilon(math.sqrt(steps) / z, DELTA) if q == 1.0
+             else sampled_gaussian_epsilon_pld(z, q, steps, DELTA))
+    what = "step release" if steps == 1 else f"final iterate after {steps} steps"
     return Samples(out[0], out[1], claim, DELTA,
-                   f"DP-SGD step release ({path}, Gaussian, z = {z:.4g}, "
+                   f"DP-SGD {what} ({path}, Gaussian, z = {z:.4g}, "
                    f"{'rate 1' if q == 1.0 else f'Poisson rate {q:g}'}, {n} releases per fit)",
                    time.perf_counter() - t0)

@@ -135,6 +135,13 @@ AUDITS += [
     Audit("dp_sgd_sampled", "DP-SGD step release, Poisson rate 1/4, lazy (subsampled Gaussian)",
           _sampler(mech.dp_sgd_samples, path="lazy", rate=0.25, epsilon=0.75), False,
           SGD_LAZY_BUGS, 100_000, 400_000, 1743, ci_bugs=("noise_halved",)),
+    # 7 steps: on D' every coordinate's noise is one lazy catch-up of 7 walk steps
+    Audit("dp_sgd_steps", "DP-SGD final iterate, 7 steps, lazy, no penalty (Gaussian)",
+          _sampler(mech.dp_sgd_samples, path="lazy", steps=7), False, SGD_LAZY_BUGS,
+          40_000, 400_000, 1744, ci_bugs=("noise_halved",)),
+    Audit("dp_sgd_steps_l2", "DP-SGD final iterate, 7 steps, lazy, L2 with halving (Gaussian)",
+          _sampler(mech.dp_sgd_samples, path="lazy_l2_halving", steps=7), False,
+          SGD_LAZY_BUGS, 40_000, 400_000, 1745, ci_bugs=("sensitivity_halved",)),
 ]
 BY_KEY = {a.key: a for a in AUDITS}
 

@@ -82,11 +82,12 @@ def test_dp_sgd_setup_cache_is_transparent():
 
     def fits():
         out = []
-        for seed, path in enumerate(mech.SGD_PATHS):
+        # the L2 frame (a walk per rung, a halving) and the eager kernel (a table)
+        for seed, path in enumerate(("lazy_l2_halving", "eager_l1")):
             penalty, lazy = mech.SGD_PATHS[path]
             out.append(dp_sgd(X, y, Squared(), mech._sgd_penalty(penalty), epsilon=2.0,
-                              delta=mech.DELTA, passes=1, clip=mech.C_J, batch_size=n,
-                              smoothness=1.0, lazy=lazy, random_state=seed).coef)
+                              delta=mech.DELTA, clip=mech.C_J, batch_size=n,
+                              passes=7, smoothness=1.0, lazy=lazy, random_state=seed).coef)
         return np.concatenate(out)
 
     plain = fits()
