@@ -490,7 +490,7 @@ def cached_dp_sgd_setup(enabled=True):
 
 @functools.lru_cache(maxsize=None)
 def dp_sgd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SGD_EPSILON,
-                   steps=1):
+                   steps=1, sampling="poisson"):
     """One DP-SGD step's release of coordinate j: ``-coef_j / c`` (p = 1024 per fit).
 
     ``rate``: the Poisson rate ``B / n`` (``passes = steps rate``); ``epsilon``: the
@@ -504,6 +504,11 @@ def dp_sgd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SGD
     of the T releases, a sufficient statistic: exactly the T-fold Gaussian
     composition (claimed at ``mu = sqrt(T) / z``); with L2 the releases are
     weighted by the shrinkage (a lower bound below the claim).
+
+    ``sampling="fixed"`` (replace-one neighbours, sensitivity 2C; rate 1: the
+    batch is every row): D' has the same rows with the labels ``-L``, each clipped
+    term ``+C`` instead of ``-C``.  Claimed at the exact Gaussian's epsilon of the
+    run's z (below the RDP accountant's, which calibrated z).
     """
     import time
     from sparsedp.privacy.pld import sampled_gaussian_epsilon_pld
@@ -513,16 +518,17 @@ def dp_sgd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SGD
     X, X_removed, y = dp_sgd_datasets()
     n = X.shape[0]
     batch = max(1, int(round(rate * n)))
+    pair = ((X, y), (X_removed, y)) if sampling == "poisson" else ((X, y), (X, -y))
     out, zs = [], []
-    for stream, Xd in enumerate((X, X_removed)):
+    for stream, (Xd, yd) in enumerate(pair):
         rng = _fit_stream(seed, stream)
         chunks, count = [], 0
         with variant(bug), cached_dp_sgd_setup():
             while count < n_samples:
-                res = dp_sgd(Xd, y, Squared(), _sgd_penalty(penalty), epsilon=epsilon,
+                res = dp_sgd(Xd, yd, Squared(), _sgd_penalty(penalty), epsilon=epsilon,
                              delta=DELTA, passes=steps * batch / n, clip=C_J,
-                             step_size=1.0, batch_size=batch, smoothness=1.0,
-                             random_state=rng)
+                             step_size=1.0, batch_size=batch, sampling=sampling,
+                             smoothness=1.0, random_state=rng)
                 if (res.n_iter != steps or res.info["lazy"] != lazy
                         or res.info["step"] != 1.0 / batch):
                     raise RuntimeError(f"dp_sgd did not run {steps} {path} steps of size 1/B: "
@@ -538,5 +544,6 @@ def dp_sgd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SGD
     what = "step release" if steps == 1 else f"final iterate after {steps} steps"
     return Samples(out[0], out[1], claim, DELTA,
                    f"DP-SGD {what} ({path}, Gaussian, z = {z:.4g}, "
-                   f"{'rate 1' if q == 1.0 else f'Poisson rate {q:g}'}, {n} releases per fit)",
+                   f"{'rate 1' if q == 1.0 else f'Poisson rate {q:g}'}, {sampling} sampling, "
+                   f"{n} releases per fit)",
                    time.perf_counter() - t0)

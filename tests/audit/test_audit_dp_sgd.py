@@ -11,13 +11,21 @@ lazy integer frame without penalty and with L2 (``lazy="auto"``), the eager floa
 kernel with an L1 penalty of 1e-300 (``lazy=False``, its prox the identity here);
 and the lazy frame at Poisson rate 1/4 (``batch_size = n / 4``, ``passes = 1/4``:
 one step, each row sampled on its own), claimed by the PLD accountant's epsilon
-of one subsampled Gaussian (fit at epsilon 0.75: z ~ 1.424).
+of one subsampled Gaussian (fit at epsilon 0.75: z ~ 1.424).  After 7 steps at
+rate 1 (lazy; no penalty, and L2 with a shrinkage of 2**-0.25 a step): on D every
+coordinate is touched every step, on D' never (its noise one lazy catch-up of 7
+walk steps), claimed by the 7-fold composition (``mu = sqrt(7) / z``, z ~ 3.82).
+Fixed-size batches (``sampling="fixed"``, batch n): replace-one neighbours, the
+labels flipped on D' (clipped terms ``+C`` against ``-C``, sensitivity 2C),
+claimed at the exact Gaussian's epsilon of the run's z (~1.608, calibrated by
+RDP): ~1.76.
 
-CI: 40,000 releases per dataset (100,000 at rate 1/4); long run (``-m
+CI: 40,000 releases per dataset (60,000 at rate 1/4); long run (``-m
 audit_long``): 400,000.  Every audit learns its event on the first half of each
 sample and bounds on the second with two one-sided Clopper-Pearson bounds at
 alpha = 5e-4 each (1e-3 per audit); seeds fixed in ``_suite.AUDITS``.  Planted
-bugs: ``noise_halved``, ``no_clipping``, ``sensitivity_halved`` on every path;
+bugs: ``noise_halved``, ``no_clipping``, ``sensitivity_halved`` on every path (CI:
+one of them for L2, rate 1/4, 7 steps and fixed size, all in the long run);
 ``raw_float_noise`` on the eager kernel only (the lazy frame releases integers).
 """
 import math
