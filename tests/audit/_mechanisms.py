@@ -403,3 +403,147 @@ def smoothness_dp_cd_samples(n_samples, seed, bug=None):
     return Samples(out[0], out[1], SM_EPS, 0.0,
                    "private smoothness constant through dp_cd (Laplace, epsilon' = "
                    f"{SM_EPS:g} of epsilon = {2 * SM_EPS:g})", time.perf_counter() - t0)
+
+
+# ---- DP-SGD: one step's release of the clipped batch sum (Gaussian) --------------------
+#
+# One step of dp_sgd releases the clipped batch sum G (L2 sensitivity C under
+# add/remove) with Gaussian noise of sd z C on every coordinate.  With
+# ``batch_size = n`` the Poisson rate is 1 (every row, no subsampling: the PLD of
+# the step is the Gaussian's) and ``passes = 1`` is one step, from w = 0.
+#
+# Many i.i.d. releases per fit.  Row j holds a single 1, in column j, and the
+# label L: its gradient 2 (0 - L) e_j has norm 2e6, clipped to exactly C (the
+# clipping is on the row's L2 norm, hence one coordinate per row).  On D every
+# row is present (``G_j = -C``), on D' every row is empty (``G_j = 0``: an empty
+# row adds nothing to any batch sum, the same as a removed row, n kept equal).
+# Coordinate j of a fit on D (on D') is distributed as the one coordinate a pair
+# of add/remove neighbours (row j alone, present or absent; same n and p, so the
+# same public grid and step) can change: a post-processing of one step's
+# release on that pair.  The p coordinates are independent (independent noise,
+# data part fixed), so a fit gives p i.i.d. samples, claimed at the epsilon of
+# the Gaussian of multiplier z (``info["noise_multiplier"]``) at DELTA.  With a
+# Poisson rate q < 1 (``rate``) each row is sampled on its own and coordinate j
+# is one Poisson-subsampled Gaussian release, claimed by the PLD accountant.
+#
+# The output is ``-coef / c`` (c = 1 / n, a power of two: exact), the released
+# noisy sum as a function of the step's integers and public constants.  Paths:
+#
+# * "lazy": no penalty, the integer frame with lazy walk noise (``lazy="auto"``);
+# * "lazy_l2": an L2 penalty, the shrunk integer frame (multiplier 2**12);
+# * "eager_l1": an L1 penalty of 1e-300 (its prox is the identity on these
+#   values), the eager float kernel: the only path with the raw-float variant.
+
+SGD_P = 1024
+SGD_EPSILON = 2.0  # the fit's budget: z ~ 1.445 at rate 1, one release ~ (2, 1e-3)
+SGD_PATHS = {"lazy": (None, True), "lazy_l2": ("l2", True), "eager_l1": ("l1", False),
+             "lazy_l2_halving": ("l2_halving", True)}
+
+
+def dp_sgd_datasets(p=SGD_P):
+    """X (p x p) with row j = e_j, labels ``L``, and D' = the same shape, every row empty."""
+    X = sp.csr_matrix((np.ones(p), (np.arange(p), np.arange(p))), shape=(p, p))
+    X_removed = sp.csr_matrix((p, p))
+    return X, X_removed, np.full(p, L)
+
+
+def _sgd_penalty(name):
+    from sparsedp.penalties import L1, L2
+    # l2_halving: the shrinkage 1 / (1 + l2) = 2**-0.25 a step (c = 1 at B = n): the frame
+    # changes rung every step and halves U at step 4
+    return {None: None, "l2": L2(1e-3), "l1": L1(1e-300),
+            "l2_halving": L2(2.0 ** 0.25 - 1.0)}[name]
+
+
+_SGD_SETUP = {}
+
+
+def _memoised(fn):
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        key = (fn, args, tuple(sorted(kwargs.items())))
+        if key not in _SGD_SETUP:
+            _SGD_SETUP[key] = fn(*args, **kwargs)
+        return _SGD_SETUP[key]
+    return call
+
+
+@contextlib.contextmanager
+def cached_dp_sgd_setup(enabled=True):
+    """Memoise dp_sgd's set-up: the PLD calibration (~1.2 s a fit at rate 1, a pure
+    function), the walks ``GaussianWalk(scale, max_steps)`` and the eager path's
+    ``IntegerNoise`` (immutable tables, the generator passed to every draw)."""
+    import sparsedp._kernels._walk as walk_module
+    import sparsedp.solvers._dp_sgd as sgd_module
+    saved = [(sgd_module, "calibrate_sampled_gaussian_pld"), (walk_module, "GaussianWalk"),
+             (sgd_module, "IntegerNoise")]
+    originals = [getattr(m, name) for m, name in saved]
+    if enabled:
+        for (m, name), fn in zip(saved, originals):
+            setattr(m, name, _memoised(fn))
+    try:
+        yield
+    finally:
+        for (m, name), fn in zip(saved, originals):
+            setattr(m, name, fn)
+
+
+@functools.lru_cache(maxsize=None)
+def dp_sgd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SGD_EPSILON,
+                   steps=1, sampling="poisson"):
+    """One DP-SGD step's release of coordinate j: ``-coef_j / c`` (p = 1024 per fit).
+
+    ``rate``: the Poisson rate ``B / n`` (``passes = steps rate``); ``epsilon``: the
+    fit's budget (at DELTA), from which dp_sgd calibrates z.
+
+    ``steps > 1`` (rate 1): the final iterate after ``steps`` steps.  The clipped
+    terms stay ``-C`` (the margins are far below L), so on D every coordinate is
+    touched at every step and gets one walk step per step, while on D' no
+    coordinate is ever touched and its whole noise is one lazy catch-up at the
+    end (the walk's ladder of tables).  Without penalty ``-coef_j / c`` is the sum
+    of the T releases, a sufficient statistic: exactly the T-fold Gaussian
+    composition (claimed at ``mu = sqrt(T) / z``); with L2 the releases are
+    weighted by the shrinkage (a lower bound below the claim).
+
+    ``sampling="fixed"`` (replace-one neighbours, sensitivity 2C; rate 1: the
+    batch is every row): D' has the same rows with the labels ``-L``, each clipped
+    term ``+C`` instead of ``-C``.  Claimed at the exact Gaussian's epsilon of the
+    run's z (below the RDP accountant's, which calibrated z).
+    """
+    import time
+    from sparsedp.privacy.pld import sampled_gaussian_epsilon_pld
+    from sparsedp.solvers import dp_sgd
+    t0 = time.perf_counter()
+    penalty, lazy = SGD_PATHS[path]
+    X, X_removed, y = dp_sgd_datasets()
+    n = X.shape[0]
+    batch = max(1, int(round(rate * n)))
+    pair = ((X, y), (X_removed, y)) if sampling == "poisson" else ((X, y), (X, -y))
+    out, zs = [], []
+    for stream, (Xd, yd) in enumerate(pair):
+        rng = _fit_stream(seed, stream)
+        chunks, count = [], 0
+        with variant(bug), cached_dp_sgd_setup():
+            while count < n_samples:
+                res = dp_sgd(Xd, yd, Squared(), _sgd_penalty(penalty), epsilon=epsilon,
+                             delta=DELTA, passes=steps * batch / n, clip=C_J,
+                             step_size=1.0, batch_size=batch, sampling=sampling,
+                             smoothness=1.0, random_state=rng)
+                if (res.n_iter != steps or res.info["lazy"] != lazy
+                        or res.info["step"] != 1.0 / batch):
+                    raise RuntimeError(f"dp_sgd did not run {steps} {path} steps of size 1/B: "
+                                       f"{res.n_iter} steps, info {res.info}")
+                chunks.append(-res.coef * batch)
+                count += n
+        zs.append(res.info["noise_multiplier"])
+        out.append(np.concatenate(chunks)[:n_samples])
+    z = max(zs)
+    q = batch / n
+    claim = (gdp_epsilon(math.sqrt(steps) / z, DELTA) if q == 1.0
+             else sampled_gaussian_epsilon_pld(z, q, steps, DELTA))
+    what = "step release" if steps == 1 else f"final iterate after {steps} steps"
+    return Samples(out[0], out[1], claim, DELTA,
+                   f"DP-SGD {what} ({path}, Gaussian, z = {z:.4g}, "
+                   f"{'rate 1' if q == 1.0 else f'Poisson rate {q:g}'}, {sampling} sampling, "
+                   f"{n} releases per fit)",
+                   time.perf_counter() - t0)

@@ -118,6 +118,35 @@ AUDITS += [
           _sampler(mech.smoothness_dp_cd_samples), False, SMOOTHNESS_BUGS,
           4_000, 20_000, 1731, long_only=True),
 ]
+# DP-SGD, one step's release (_mechanisms.dp_sgd_samples): the lazy integer frame
+# (no penalty; L2) and the eager float kernel (L1).  Only the eager kernel has a
+# raw floating-point variant (release.raw); the lazy frame's releases are integers.
+SGD_LAZY_BUGS = ("noise_halved", "no_clipping", "sensitivity_halved")
+AUDITS += [
+    Audit("dp_sgd_lazy", "DP-SGD step release, lazy noise, no penalty (Gaussian)",
+          _sampler(mech.dp_sgd_samples, path="lazy"), False, SGD_LAZY_BUGS,
+          40_000, 400_000, 1740),
+    Audit("dp_sgd_lazy_l2", "DP-SGD step release, lazy noise, L2 (Gaussian)",
+          _sampler(mech.dp_sgd_samples, path="lazy_l2"), False, SGD_LAZY_BUGS,
+          40_000, 400_000, 1741, ci_bugs=("noise_halved",)),
+    Audit("dp_sgd_eager_l1", "DP-SGD step release, eager, L1 (Gaussian)",
+          _sampler(mech.dp_sgd_samples, path="eager_l1"), False, RELEASE_BUGS,
+          40_000, 400_000, 1742),
+    Audit("dp_sgd_sampled", "DP-SGD step release, Poisson rate 1/4, lazy (subsampled Gaussian)",
+          _sampler(mech.dp_sgd_samples, path="lazy", rate=0.25, epsilon=0.75), False,
+          SGD_LAZY_BUGS, 60_000, 400_000, 1743, ci_bugs=("noise_halved",)),
+    # 7 steps: on D' every coordinate's noise is one lazy catch-up of 7 walk steps
+    Audit("dp_sgd_steps", "DP-SGD final iterate, 7 steps, lazy, no penalty (Gaussian)",
+          _sampler(mech.dp_sgd_samples, path="lazy", steps=7), False, SGD_LAZY_BUGS,
+          40_000, 400_000, 1744, ci_bugs=("noise_halved",)),
+    Audit("dp_sgd_steps_l2", "DP-SGD final iterate, 7 steps, lazy, L2 with halving (Gaussian)",
+          _sampler(mech.dp_sgd_samples, path="lazy_l2_halving", steps=7), False,
+          SGD_LAZY_BUGS, 40_000, 400_000, 1745, ci_bugs=("sensitivity_halved",)),
+    # fixed-size batches: replace-one neighbours (labels flipped), sensitivity 2C
+    Audit("dp_sgd_fixed", "DP-SGD step release, fixed-size batch (replace-one, Gaussian)",
+          _sampler(mech.dp_sgd_samples, path="lazy", sampling="fixed"), False,
+          SGD_LAZY_BUGS, 40_000, 400_000, 1746, ci_bugs=("sensitivity_halved",)),
+]
 BY_KEY = {a.key: a for a in AUDITS}
 
 

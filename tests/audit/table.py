@@ -53,7 +53,11 @@ def row(a, long):
     if a.discrete:
         before = after = "n/a"
     else:
-        before, rb = _cell(lambda: a.fp_attack("raw_float_noise", long), True)
+        rb = None
+        if "raw_float_noise" in a.bugs_for(True):
+            before, rb = _cell(lambda: a.fp_attack("raw_float_noise", long), True)
+        else:  # no raw floating-point variant (DP-SGD's lazy integer frame)
+            before = "n/a"
         after, ra = _cell(lambda: a.fp_attack(None, long), False)
         events = [f"FP attack before: {_event(rb)}" if rb else "",
                   f"FP attack after: {_event(ra)}" if ra else ""]
