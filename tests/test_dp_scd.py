@@ -223,7 +223,7 @@ def test_privacy_report_states_relation_sampling_and_accountant(sampling):
         assert "Poisson" in report and "PLD" in report and "add/remove" in report
     else:
         assert res.privacy.relation == "replace-one"
-        assert "without replacement" in report and "Wang-Balle-Kasiviswanathan" in report
+        assert "without replacement" in report and "Wang, Balle and Kasiviswanathan" in report
 
 
 def test_same_seed_same_fit_and_private_fit_is_finite():

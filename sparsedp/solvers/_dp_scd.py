@@ -22,8 +22,8 @@ from ..penalties import L2
 from ..privacy import PrivacyLedger
 from ._base import Budget, KernelOutput, PrivateSolver, Problem, _after_slack, result_of
 from ._dp_cd import split_generator
-from ._release import (RESERVED_STEP_ETA, WalkRelease, batch_noise_multiplier,
-                       record_walk_slack, walk_slack)
+from ._release import (RESERVED_STEP_ETA, WalkRelease, calibrate_batches, record_walk_slack,
+                       walk_slack)
 
 __all__ = ["dp_scd"]
 
@@ -78,24 +78,10 @@ class DPSCD(PrivateSolver):
         q, steps = options["rate"], options["steps"]
         poisson = options["sampling"] == "poisson"
         sensitivity = clip if poisson else 2.0 * clip
-        if not budget.private:
-            z = 0.0  # no noise: the ledger says epsilon = inf
-        else:
-            z = batch_noise_multiplier(options["sampling"], budget.epsilon, budget.delta, q,
-                                 steps)
         what = ("shared vector v = sum_j zeta_j x_j (integer Gaussian on a grid, "
                 f"L2 sensitivity {'C' if poisson else '2C'} = {sensitivity:g} "
-                "of the batch's update, |zeta_j| max(1, ||x_j||) <= C")
-        if poisson:
-            ledger.add_sampled_gaussian(
-                what + f"; Poisson batches of rate {q:.6g}, add/remove neighbours, "
-                "PLD accountant)", z, q, count=steps,
-                sensitivity=sensitivity if z else None)
-        else:
-            ledger.add_sampled_gaussian_wor(
-                what + f"; fixed-size batches of {options['batch_size']} without "
-                "replacement, replace-one neighbours, RDP of Wang-Balle-Kasiviswanathan)",
-                z, q, count=steps, sensitivity=sensitivity if z else None)
+                "of the batch's update, |zeta_j| max(1, ||x_j||) <= C)")
+        z = calibrate_batches(ledger, what, budget, q, steps, options["sampling"], sensitivity)
         if z == 0.0:
             return None
         record_walk_slack(ledger, "v", self.integer_draws(problem, options),
@@ -106,11 +92,7 @@ class DPSCD(PrivateSolver):
         release = WalkRelease(factor * z, n_terms, problem.p, sensitivity, steps + 1)
         if release.step_eta > RESERVED_STEP_ETA:
             raise RuntimeError("walk tables coarser than the reserved slack")
-        bound = steps * (n_terms * release.points * release.rho + 1
-                         + 38.0 * float(release.scales.max()) * 2.0)
-        if bound >= 2.0 ** 62:
-            raise ValueError(f"{steps} steps of batches of {n_terms} rows overflow the exact "
-                             "integer accumulator of v: use fewer passes or a smaller batch")
+        release.check_range(steps, n_terms)
         release.accounted_multiplier = z
         return release
 

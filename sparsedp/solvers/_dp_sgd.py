@@ -37,9 +37,9 @@ from .._validation import (check_bool, check_integer, check_option, check_privac
                            check_random_state, check_real)
 from ..exceptions import PrivacyLeakWarning
 from ..privacy import PrivacyLedger
-from ._base import KernelOutput, _after_slack, check_problem, record_no_noise, result_of
-from ._release import (RESERVED_STEP_ETA, WalkRelease, batch_noise_multiplier,
-                       record_walk_slack, walk_slack)
+from ._base import Budget, KernelOutput, _after_slack, check_problem, result_of
+from ._release import (RESERVED_STEP_ETA, WalkRelease, calibrate_batches, record_walk_slack,
+                       walk_slack)
 
 __all__ = ["dp_sgd"]
 
@@ -137,18 +137,19 @@ class DPSGD:
         step = prox_step / batch_size  # on the batch's sum
 
         batches = Batches(n, rate, batch_size if sampling == "fixed" else 0)
-        release, z = None, 0.0
-        if math.isinf(epsilon):
-            record_no_noise(ledger)
-        else:
+        release, budget = None, Budget(epsilon, delta)
+        sensitivity = clip if sampling == "poisson" else 2.0 * clip
+        if budget.private:
             budget = _after_slack(epsilon, delta, *walk_slack(steps * p, batches, steps))
             record_walk_slack(ledger, "the gradient sums", steps * p, batches, steps)
-            z = self._calibrate(budget, rate, steps, sampling, ledger, clip)
+        z = calibrate_batches(
+            ledger, "clipped batch gradient sums (integer Gaussian on a grid, L2 sensitivity "
+            f"{'C' if sampling == 'poisson' else '2C'} = {sensitivity:.6g})", budget, rate,
+            steps, sampling, sensitivity)
         frame = l1 == 0.0  # the exact integer frame (lazy or not); else the float iterate
         shrink = 1.0 / (1.0 + prox_step * l2) if frame else 1.0
         phi, mult, start, walk_index, halve, bounds = frame_schedule(steps, shrink)
         if z > 0:
-            sensitivity = clip if sampling == "poisson" else 2.0 * clip
             release = WalkRelease(z, batch_size if sampling == "fixed" else n, p, sensitivity,
                                   steps + 1, data_multipliers=bounds if frame else (1,))
             if release.step_eta > RESERVED_STEP_ETA:
@@ -169,7 +170,7 @@ class DPSGD:
             scale = step * release.grid / FRAME_MULTIPLIER * phi if shrink != 1.0 \
                 else step * release.grid * phi
             schedule = Schedule(scale, mult, start, walk_index, halve, release.walks)
-            self._check_range(release, steps, batch_size if sampling == "fixed" else n, mult)
+            release.check_range(steps, batch_size if sampling == "fixed" else n, int(mult.max()))
             sgd_lazy(indptr, indices, data, problem.y, norms, loss, kernel_clip, U, steps,
                      batches, schedule, release.inv_grid, lazy, generator,
                      records, every)
@@ -204,32 +205,6 @@ class DPSGD:
             ledger.add_leak("smoothness", description)
             return global_smoothness(problem.X, problem.datafit)
         return check_real(smoothness, "smoothness")
-
-    @staticmethod
-    def _calibrate(budget, rate, steps, sampling, ledger, clip):
-        z = batch_noise_multiplier(sampling, budget.epsilon, budget.delta, rate, steps)
-        name = ("clipped batch gradient sums (integer Gaussian on a grid, L2 sensitivity "
-                f"{'C' if sampling == 'poisson' else '2C'} = "
-                f"{clip if sampling == 'poisson' else 2 * clip:.6g})")
-        if sampling == "poisson":
-            ledger.add_sampled_gaussian(name + ", Poisson sampling, PLD accountant", z, rate,
-                                        count=steps, sensitivity=clip)
-            return z
-        ledger.add_sampled_gaussian_wor(
-            name + ", fixed-size batches without replacement, RDP of sampling without "
-            "replacement (Wang, Balle and Kasiviswanathan 2019)", z, rate, count=steps,
-            sensitivity=2 * clip)
-        return z
-
-    @staticmethod
-    def _check_range(release, steps, terms, mult):
-        """|U| stays below 2**62: each step adds at most M (terms S rho + 1) + 38 tau."""
-        bound = steps * (float(mult.max()) * (terms * release.points * release.rho + 1)
-                         + 38.0 * float(release.scales.max()) * 2.0)
-        if bound >= 2.0 ** 62:
-            raise ValueError(f"{steps} steps of batches of {terms} rows overflow the exact "
-                             "integer iterate: use fewer passes or a smaller batch")
-
 
 def dp_sgd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_size=1.0,
            batch_size=1, sampling="poisson", smoothness=None, lazy="auto", random_state=None,

@@ -16,7 +16,7 @@ from .._kernels._noise import MIN_SCALE, IntegerNoise, grid_for, grid_scale
 from .._planted import active
 
 __all__ = ["GridRelease", "WalkRelease", "RESERVED_STEP_ETA", "batch_noise_multiplier",
-           "record_walk_slack", "walk_slack"]
+           "calibrate_batches", "record_walk_slack", "walk_slack"]
 
 MAX_GRID_INTEGER = 2.0 ** 50
 
@@ -146,13 +146,16 @@ class WalkRelease:
                 f"the noise multiplier {multiplier:.3g} is too large for an exact integer "
                 f"walk over {max_steps} steps (at most about "
                 f"{MAX_TABLE_SCALE / (GRID_POINTS * spread):.3g})")
-        self.points = points = 2 ** int(math.floor(math.log2(budget)))
         u = 2.0 ** -53
         self.rho = float_sum_factor(n_terms) * (1.0 + 2.0 * (dim + 4) * u)
-        if n_terms * points * self.rho * max(multipliers) > MAX_GRID_INTEGER:
+        # and M k = M rint(G / g) exact: |M k| <= M n_terms S rho <= 2**50
+        budget = min(budget, MAX_GRID_INTEGER / (n_terms * self.rho * max(multipliers)))
+        if not budget >= GRID_POINTS:
             raise ValueError(
-                f"a sum of {n_terms} terms does not fit an exact integer grid of {points} "
-                "points per sensitivity: use a smaller batch")
+                f"a sum of up to {n_terms} terms does not fit an exact integer grid of "
+                f"{GRID_POINTS} points per sensitivity: use fewer rows per batch bound "
+                "(fixed-size batches bound it by the batch size)")
+        self.points = points = 2 ** int(math.floor(math.log2(budget)))
         self.sensitivity_int = points + extra
         self.scales = np.array([z * self.sensitivity_int * m for m in multipliers])
         if self.scales.min() < MIN_SCALE:
@@ -168,6 +171,15 @@ class WalkRelease:
     def step_eta(self):
         """Per eager draw: the walks' law is within ``exp(+-step_eta)`` of the ideal."""
         return max(w.step_eta for w in self.walks)
+
+    def check_range(self, steps, n_terms, multiplier=1):
+        """Raise unless ``steps`` steps keep an int64 state below 2**62 (each adds at
+        most ``M (n_terms S rho + 1)`` and a walk step, below ``38`` scales)."""
+        bound = steps * (multiplier * (n_terms * self.points * self.rho + 1)
+                         + 76.0 * float(self.scales.max()))
+        if bound >= 2.0 ** 62:
+            raise ValueError(f"{steps} steps of sums of up to {n_terms} rows overflow the "
+                             "exact integer state: use fewer passes or a smaller batch")
 
 
 #: the eta reserved per eager walk draw: the tables' (at most 2**-41 in practice)
@@ -194,6 +206,39 @@ def record_walk_slack(ledger, what, draws, batches, steps):
                                  batches.eta, count=steps)
         ledger.add_sampler_tv("Poisson batch sizes of probability below 2**-80",
                               batches.tv, count=steps)
+
+
+def calibrate_batches(ledger, what, budget, rate, steps, sampling, sensitivity):
+    """The noise multiplier of ``steps`` Gaussian releases on batches; records them.
+
+    Poisson at rate 1 (every row at every step) is the Gaussian mechanism (exact
+    GDP accountant); Poisson at a rate below 1 the Poisson-subsampled Gaussian
+    (PLD); fixed-size batches the Gaussian on batches sampled without
+    replacement (RDP, replace-one).  ``budget`` not private (epsilon = inf):
+    no noise, recorded as such (z = 0).
+    """
+    from ..privacy import calibrate_gaussian
+    from ._base import record_no_noise
+    if not budget.private:
+        record_no_noise(ledger)
+        return 0.0
+    if sampling == "poisson" and rate == 1.0:
+        z = calibrate_gaussian(budget.epsilon, budget.delta, steps)
+        ledger.add_gaussian(what + "; every row at every step (Poisson rate 1), add/remove "
+                            "neighbours, Gaussian accountant", z, count=steps,
+                            sensitivity=sensitivity, relation="add-remove")
+        return z
+    z = batch_noise_multiplier(sampling, budget.epsilon, budget.delta, rate, steps)
+    if sampling == "poisson":
+        ledger.add_sampled_gaussian(
+            what + f"; Poisson batches of rate {rate:.6g}, add/remove neighbours, PLD "
+            "accountant", z, rate, count=steps, sensitivity=sensitivity)
+    else:
+        ledger.add_sampled_gaussian_wor(
+            what + f"; fixed-size batches (rate {rate:.6g}) without replacement, replace-one "
+            "neighbours, RDP of sampling without replacement (Wang, Balle and "
+            "Kasiviswanathan 2019)", z, rate, count=steps, sensitivity=sensitivity)
+    return z
 
 
 @functools.lru_cache(maxsize=128)

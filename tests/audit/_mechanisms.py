@@ -470,13 +470,12 @@ def _memoised(fn):
 
 @contextlib.contextmanager
 def cached_dp_sgd_setup(enabled=True):
-    """Memoise dp_sgd's set-up: the PLD calibration (~1.2 s a fit at rate 1, a pure
-    function), the walks ``GaussianWalk(scale, max_steps)`` and the eager path's
-    ``IntegerNoise`` (immutable tables, the generator passed to every draw)."""
+    """Memoise dp_sgd's set-up: the walks ``GaussianWalk(scale, max_steps)`` and the
+    eager path's ``IntegerNoise`` (immutable tables, the generator passed to every
+    draw); the calibration is cached by the library itself."""
     import sparsedp._kernels._walk as walk_module
     import sparsedp.solvers._dp_sgd as sgd_module
-    saved = [(sgd_module, "calibrate_sampled_gaussian_pld"), (walk_module, "GaussianWalk"),
-             (sgd_module, "IntegerNoise")]
+    saved = [(walk_module, "GaussianWalk"), (sgd_module, "IntegerNoise")]
     originals = [getattr(m, name) for m, name in saved]
     if enabled:
         for (m, name), fn in zip(saved, originals):
