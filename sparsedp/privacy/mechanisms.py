@@ -254,7 +254,9 @@ class SampledGaussian(NoisyRelease):
 class SampledGaussianWOR(SampledGaussian):
     """Gaussian mechanism on a fixed-size subsample without replacement: replace-one only.
 
-    RDP of Wang, Balle and Kasiviswanathan (2019), Theorem 9.
+    RDP of Wang, Balle and Kasiviswanathan (2019): their Gaussian bound
+    (Theorem 27), each term capped by the general one (Theorem 9)
+    (:func:`sparsedp.privacy.rdp.rdp_sampled_gaussian_wor`).
     """
 
     relation: str = field(default="replace-one", kw_only=True)
