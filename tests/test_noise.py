@@ -223,3 +223,15 @@ def test_batch_fill_equals_the_draws(law, scale):
     a, b = noise.draw(g1, 200_000), noise.fill(g2, 200_000)
     np.testing.assert_array_equal(a + (0.5 if law == "laplace" else 0.0), b)
     assert g1.integers(2**62) == g2.integers(2**62)
+
+
+@pytest.mark.parametrize("scale", [2.0 ** 38.6, 2.0 ** 39.9])
+def test_fill_on_tables_with_cells_wider_than_2_to_32(scale):
+    """Cells >= 2**32 wide have no packed copy: the batch fill must take the general path
+    (it once returned the cells' starts, a few hundred values), with the law of draw."""
+    noise = IntegerNoise("gaussian", scale)
+    filled = noise.fill(np.random.default_rng(0), 50000)
+    drawn = noise.draw(np.random.default_rng(1), 50000)
+    assert len(np.unique(filled)) > 49000
+    assert stats.ks_2samp(filled, drawn).pvalue > 1e-3
+    assert stats.kstest(filled / scale, "norm").pvalue > 1e-3

@@ -246,9 +246,10 @@ cdef void noise_fill(const NoiseTable* table, bitgen_t* rng, Py_ssize_t count,
         lo = product & LOW24
         neg = <int64_t> (word & 1)
         k = ce.start + <int64_t> (product >> 24)
-        # the general path: an undecided alias comparison, the tail (width 0),
-        # a wide cell, a Lemire draw to check, an acceptance to test, a Gaussian -0
-        if (prefix == thr_hi or width > WIDTH24 or lo < width
+        # the general path: an undecided alias comparison, the tail or a cell too
+        # wide for the packed copy (width 0), a wide cell, a Lemire draw to check,
+        # an acceptance to test, a Gaussian -0
+        if (prefix == thr_hi or width == 0 or width > WIDTH24 or lo < width
                 or ((word >> 1) & LOW15) >= ce.fast_hi
                 or (k == 0 and neg and not laplace)):
             out[i] = <double> noise_draw_from(table, rng, word) + table.shift
