@@ -586,17 +586,20 @@ SCD_PATHS = {"lazy": (True, False), "eager": (False, False),
              "lazy_noise_alpha": (True, True)}
 
 
-def dp_scd_datasets(p=SCD_P):
-    """X (p x p) with row j = e_j, labels ``L``; D' the same shape with every row
-    empty; and the penalty ``L2(1 / p)`` (lambda n = 1: ``coef = v``)."""
+def dp_scd_datasets(p=SCD_P, row_norm=1.0):
+    """X (p x p) with row j = ``row_norm e_j``, labels ``L``; D' the same shape with
+    every row empty; and the penalty ``L2(1 / p)`` (lambda n = 1: ``coef = v``).
+
+    ``row_norm > 1`` exercises the scaling by ``max(1, ||x_j||)``: the update
+    ``zeta_j x_j`` is still of norm C (``|zeta_j| = C / row_norm``)."""
     from sparsedp.penalties import L2
     X, X_removed, y = dp_sgd_datasets(p)
-    return X, X_removed, y, L2(1.0 / p)
+    return row_norm * X, X_removed, y, L2(1.0 / p)
 
 
 @functools.lru_cache(maxsize=None)
 def dp_scd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SCD_EPSILON,
-                   steps=1, sampling="poisson"):
+                   steps=1, sampling="poisson", row_norm=1.0):
     """One DP-SCD step's release of coordinate j of v: ``coef_j`` (p = 1024 per fit).
 
     ``rate``: the Poisson rate ``B / n`` (``passes = steps rate``; below 1 each row
@@ -609,6 +612,9 @@ def dp_scd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SCD
     its whole noise is one lazy catch-up of ``steps`` walk steps at the end.  v_j is
     the sum of the releases, a sufficient statistic: exactly the T-fold Gaussian
     composition (claimed at ``mu = sqrt(T) / z``).
+
+    ``row_norm``: rows ``row_norm e_j`` (above 1: the update scaled by the row's
+    norm as well, ``|zeta_j| ||x_j|| = C``).
 
     ``path="lazy_noise_alpha"``: claimed at the Gaussian of multiplier ``sqrt(2) z``,
     the noise the variant puts on v (z is what the ledger accounts).
@@ -623,7 +629,7 @@ def dp_scd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SCD
     from sparsedp.solvers import dp_scd
     t0 = time.perf_counter()
     lazy, noise_alpha = SCD_PATHS[path]
-    X, X_removed, y, penalty = dp_scd_datasets()
+    X, X_removed, y, penalty = dp_scd_datasets(row_norm=row_norm)
     n = X.shape[0]
     lam_n = penalty.alpha * n
     assert lam_n == 1.0
@@ -655,5 +661,5 @@ def dp_scd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SCD
     return Samples(out[0], out[1], claim, DELTA,
                    f"DP-SCD {what} ({path}, Gaussian, z = {z:.4g}, "
                    f"{'rate 1' if q == 1.0 else f'Poisson rate {q:g}'}, {sampling} sampling, "
-                   f"{n} releases per fit)",
+                   f"rows of norm {row_norm:g}, {n} releases per fit)",
                    time.perf_counter() - t0)

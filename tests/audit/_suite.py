@@ -185,5 +185,9 @@ AUDITS += [
     Audit("dp_scd_fixed", "DP-SCD release of v, fixed-size batch (replace-one, Gaussian)",
           _sampler(mech.dp_scd_samples, path="lazy", sampling="fixed"), False,
           SCD_BUGS, 40_000, 400_000, 1756, ci_bugs=("sensitivity_halved",)),
+    # rows 3 e_j: the scaling |zeta_j| max(1, ||x_j||) <= C (|zeta_j| alone would give 3C)
+    Audit("dp_scd_row_norm", "DP-SCD release of v, rows of norm 3, lazy (Gaussian)",
+          _sampler(mech.dp_scd_samples, path="lazy", row_norm=3.0), False, SCD_BUGS,
+          40_000, 400_000, 1757, ci_bugs=("no_clipping",)),
 ]
 BY_KEY.update((a.key, a) for a in AUDITS)

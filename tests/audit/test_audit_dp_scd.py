@@ -19,7 +19,8 @@ rate 1/4 (``batch_size = n / 4``, one step, claimed by the PLD accountant's epsi
 of one subsampled Gaussian, fit at epsilon 0.75); fixed-size batches of n
 (``sampling="fixed"``, replace-one: labels ``-L`` on D', updates ``-C`` against
 ``+C``, sensitivity 2C), claimed at the exact Gaussian's epsilon of the run's z
-(~1.76).
+(~1.76); rows ``3 e_j`` (the update scaled to ``|zeta_j| max(1, ||x_j||) = C``:
+without the row's norm it would move v by 3C).
 
 CI: 40,000 releases per dataset (60,000 at rate 1/4); long run (``-m
 audit_long``): 400,000.  Planted bugs ``noise_halved``, ``no_clipping``,
@@ -91,11 +92,13 @@ def test_dp_scd_refuses_raw_float_noise():
 
 
 @pytest.mark.audit
-@pytest.mark.parametrize("steps, sampling", [(1, "poisson"), (7, "poisson"), (1, "fixed")])
-def test_dp_scd_pair_moves_every_coordinate_by_the_clip(steps, sampling):
-    """Without noise v is ``steps C`` in every coordinate on D, and 0 on D' (empty
-    rows) or ``-C`` (labels flipped, fixed-size batches)."""
-    X, X_removed, y, penalty = mech.dp_scd_datasets()
+@pytest.mark.parametrize("steps, sampling, row_norm",
+                         [(1, "poisson", 1.0), (7, "poisson", 1.0), (1, "fixed", 1.0),
+                          (1, "poisson", 3.0)])
+def test_dp_scd_pair_moves_every_coordinate_by_the_clip(steps, sampling, row_norm):
+    """Without noise v is ``steps C`` in every coordinate on D (rows of norm 1 or 3),
+    and 0 on D' (empty rows) or ``-C`` (labels flipped, fixed-size batches)."""
+    X, X_removed, y, penalty = mech.dp_scd_datasets(row_norm=row_norm)
     n = X.shape[0]
     second, expected = ((X_removed, y), 0.0) if sampling == "poisson" else ((X, -y), -mech.C_J)
     vs = []
