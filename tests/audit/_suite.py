@@ -156,3 +156,38 @@ def ci_audits(family=None):
 
 def all_audits(family=None):
     return [a for a in AUDITS if family is None or a.key.startswith(family)]
+
+
+# DP-SCD, one step's release of the shared vector v (_mechanisms.dp_scd_samples): lazy
+# and eager walk noise, the paper's noise_alpha, 7 lazy steps, Poisson rate 1/4 and
+# fixed-size batches.  dp_scd refuses raw_float_noise (v lives on its grid only).
+# CI: every bug on the 1-step lazy and eager paths, one bug on each other path.
+SCD_BUGS = SGD_LAZY_BUGS
+AUDITS += [
+    Audit("dp_scd_lazy", "DP-SCD release of v, lazy noise (Gaussian)",
+          _sampler(mech.dp_scd_samples, path="lazy"), False, SCD_BUGS,
+          40_000, 400_000, 1750),
+    Audit("dp_scd_eager", "DP-SCD release of v, eager noise (Gaussian)",
+          _sampler(mech.dp_scd_samples, path="eager"), False, SCD_BUGS,
+          40_000, 400_000, 1751),
+    Audit("dp_scd_noise_alpha", "DP-SCD release of v, noise_alpha (noise sqrt(2) z on v), lazy",
+          _sampler(mech.dp_scd_samples, path="lazy_noise_alpha"), False, SCD_BUGS,
+          40_000, 400_000, 1752, ci_bugs=("noise_halved",)),
+    Audit("dp_scd_steps", "DP-SCD v after 7 steps, lazy (Gaussian)",
+          _sampler(mech.dp_scd_samples, path="lazy", steps=7), False, SCD_BUGS,
+          40_000, 400_000, 1753, ci_bugs=("noise_halved",)),
+    Audit("dp_scd_steps_eager", "DP-SCD v after 7 steps, eager (Gaussian)",
+          _sampler(mech.dp_scd_samples, path="eager", steps=7), False, SCD_BUGS,
+          40_000, 400_000, 1754, ci_bugs=("sensitivity_halved",)),
+    Audit("dp_scd_sampled", "DP-SCD release of v, Poisson rate 1/4, lazy (subsampled Gaussian)",
+          _sampler(mech.dp_scd_samples, path="lazy", rate=0.25, epsilon=0.75), False,
+          SCD_BUGS, 60_000, 400_000, 1755, ci_bugs=("noise_halved",)),
+    Audit("dp_scd_fixed", "DP-SCD release of v, fixed-size batch (replace-one, Gaussian)",
+          _sampler(mech.dp_scd_samples, path="lazy", sampling="fixed"), False,
+          SCD_BUGS, 40_000, 400_000, 1756, ci_bugs=("sensitivity_halved",)),
+    # rows 3 e_j: the scaling |zeta_j| max(1, ||x_j||) <= C (|zeta_j| alone would give 3C)
+    Audit("dp_scd_row_norm", "DP-SCD release of v, rows of norm 3, lazy (Gaussian)",
+          _sampler(mech.dp_scd_samples, path="lazy", row_norm=3.0), False, SCD_BUGS,
+          40_000, 400_000, 1757, ci_bugs=("no_clipping",)),
+]
+BY_KEY.update((a.key, a) for a in AUDITS)

@@ -13,7 +13,8 @@ A mark follows each bound: ``ok`` (real mechanism: at or below the claim;
 planted bug or raw sampler: above it, i.e. detected) or ``FAIL``.  ``n/a``: the
 bug or the attack does not apply (index outputs have no low-order bits; the
 noisy-max kernel takes its scale as an argument, so only the monotone-scores
-scale is planted there).  ``error``: the planted variant raised.
+scale is planted there; DP-SGD's lazy frame and DP-SCD have no raw floating-point
+variant, dp_scd refuses it).  ``error``: the planted variant raised.
 """
 import argparse
 import pathlib
