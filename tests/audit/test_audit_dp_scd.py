@@ -28,12 +28,11 @@ audit_long``): 400,000.  Planted bugs ``noise_halved``, ``no_clipping``,
 paths, one on each other); ``raw_float_noise`` is refused by dp_scd (v is released
 on its grid only; tested here), so it is n/a.
 
-The eager path fails the floating-point attack: its per-step noise comes from
-``_noise.noise_fill``, which on tables with cells of width >= 2**32 (the walk's
-scale, ~4e11) returns the cell's start instead of a uniform point of the cell, a
-lattice of ~2,000 values whose low-order bits expose the data
-(``test_noise_fill_matches_noise_draw_at_the_walk_scale``).  Those tests are
-strict xfails: they turn into failures when the sampler is fixed, to drop the mark.
+The eager path's per-step noise comes from ``_noise.noise_fill`` at the walk's
+scale (~4e11, cells wider than 2**32).  These audits found that ``noise_fill``
+then returned the cells' starts (a lattice of ~2,000 values whose low-order bits
+exposed the data: floating-point attack 5.73 against a claim of 2); fixed in
+``_noise.pyx``, ``test_noise_fill_matches_noise_draw_at_the_walk_scale`` keeps it.
 """
 import math
 
@@ -48,29 +47,13 @@ from sparsedp.solvers import dp_scd
 
 FAMILY = "dp_scd"
 
-#: the audits on the eager path, and why their floating-point attack fails
-EAGER = ("dp_scd_eager", "dp_scd_steps_eager")
-NOISE_FILL_BUG = ("privacy bug: the eager path's noise (_noise.noise_fill) takes only the "
-                  "cell starts of tables with cells >= 2**32 wide")
-
-
-def _xfail_eager(ps):
-    out = []
-    for p in ps:
-        if p.values[0].key in EAGER:
-            p = pytest.param(*p.values, id=p.id, marks=[
-                *p.marks, pytest.mark.xfail(strict=True, reason=NOISE_FILL_BUG)])
-        out.append(p)
-    return out
-
-
 @pytest.mark.parametrize("a, long", params(FAMILY))
 def test_statistical(a, long):
     """Threshold events on the released value: eps_lb <= the claim of one release."""
     check_statistical(a, long)
 
 
-@pytest.mark.parametrize("a, long", _xfail_eager(params(FAMILY)))
+@pytest.mark.parametrize("a, long", params(FAMILY))
 def test_floating_point_attack(a, long):
     """Low-order-bit events on the released value: eps_lb <= claim."""
     check_fp_after(a, long)
@@ -112,7 +95,6 @@ def test_dp_scd_pair_moves_every_coordinate_by_the_clip(steps, sampling, row_nor
 
 
 @pytest.mark.audit
-@pytest.mark.xfail(strict=True, reason=NOISE_FILL_BUG)
 def test_noise_fill_matches_noise_draw_at_the_walk_scale():
     """The eager path draws with ``noise_fill`` from the walk's first table; its
     docstring promises the draws of ``noise_draw``.  At the run's walk scale the two
