@@ -312,3 +312,21 @@ def test_roundoff_bound_costs_under_a_thousandth_of_delta(q, z, steps, rdp, pld)
     composed = compose([(sampled_gaussian_pld(z, q), steps)])
     for d in composed.directions:
         assert d.roundoff * d.pmf.size <= 1e-3 * DELTA
+
+
+# A half fraction of the 2^4 design q x z x steps x delta (every pair of levels appears):
+# dp-accounting's optimistic PLD <= ours <= its pessimistic PLD + 1%, and ours <= our RDP.
+_GRID_LEVELS = ([1e-3, 0.05], [0.8, 2.0], [50, 2000], [1e-5, 1e-9])
+GRID_CASES = [tuple(levels[i] for levels, i in zip(_GRID_LEVELS, idx))
+              for idx in np.ndindex(2, 2, 2, 2) if sum(idx) % 2 == 0]
+
+
+@pytest.mark.parametrize("q, z, steps, delta", GRID_CASES)
+def test_sampled_gaussian_pld_between_dp_accounting_bounds_on_a_grid(q, z, steps, delta):
+    ours = sampled_gaussian_epsilon_pld(z, q, steps, delta)
+    theirs = [dpa_pld.from_gaussian_mechanism(
+        z, sampling_prob=q, value_discretization_interval=1e-4, pessimistic_estimate=p,
+        use_connect_dots=p).self_compose(steps).get_epsilon_for_delta(delta) for p in (False, True)]
+    assert theirs[0] <= ours <= theirs[1] * 1.01
+    assert ours >= theirs[1] * 0.99
+    assert ours <= sampled_gaussian_epsilon(z, q, steps, delta)
