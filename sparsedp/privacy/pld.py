@@ -126,8 +126,13 @@ class LossDistribution:
         first = min(max(math.floor(epsilon / h) - self.offset, 0), self.pmf.size)
         losses = (self.offset + np.arange(first, self.pmf.size)) * h
         weights = np.maximum(-np.expm1(epsilon - losses), 0.0)
-        total = (float(self.pmf[first:] @ weights) + self.roundoff * float(weights.sum())) \
-            * (1.0 + 1e-12) + self.infinity_mass + self.upper_tail
+        # rounding: each weight within 4 u max(|loss|, |epsilon|, 1) of its value at the
+        # exact grid point, and a sum of m non-negative terms within a factor 1 + m u
+        top = max(abs(float(losses[-1])) if losses.size else 0.0, abs(epsilon), 1.0)
+        slack = 4.0 * _U * top * float(self.pmf[first:].sum())
+        total = (float(self.pmf[first:] @ weights) + self.roundoff * float(weights.sum())
+                 + slack) * (1.0 + (losses.size + 4) * 2.0 * _U) \
+            + self.infinity_mass + self.upper_tail
         if self.offset * h > epsilon:
             total += self.lower_tail
         return math.log(min(total, 1.0)) if total > 0.0 else -math.inf
