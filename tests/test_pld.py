@@ -215,6 +215,7 @@ def test_pld_masses_are_probabilities():
     (lambda: calibrate_sampled_gaussian_pld(0.0, DELTA, 0.01, 10), "epsilon"),
     (lambda: compose([(gaussian_pld(1.0), 2), (gaussian_pld(1.0, 1e-3), 2)]), "one grid"),
     (lambda: compose([]), "at least one"),
+    (lambda: compose([(gaussian_pld(1.0).compose(3), 2)]), "not compositions"),
 ])
 def test_bad_inputs_are_refused(call, match):
     with pytest.raises(ValueError, match=match):

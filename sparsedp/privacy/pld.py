@@ -211,7 +211,7 @@ class PrivacyLossDistribution:
         return hi
 
     def compose(self, count):
-        """The PLD of ``count`` adaptive uses (see :func:`compose`)."""
+        """The PLD of ``count`` adaptive uses of a single mechanism (see :func:`compose`)."""
         return compose([(self, count)])
 
 
@@ -568,6 +568,10 @@ def compose(parts):
     parts = [(p, check_count(k, "count")) for p, k in parts]
     if not parts:
         raise ValueError("compose needs at least one PLD")
+    if any(d.roundoff or d.upper_tail or d.lower_tail for p, _ in parts for d in p.directions):
+        # their slack is not carried through another composition
+        raise ValueError("compose takes the PLDs of single mechanisms, not compositions: "
+                         "compose all the mechanisms in one call")
     grids = {p.remove.grid for p, _ in parts}
     if len(grids) != 1:
         raise ValueError(f"the PLDs of a composition must share one grid, got {sorted(grids)}")
