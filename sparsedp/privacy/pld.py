@@ -70,6 +70,8 @@ _FFT_LEVEL = 16.0
 _CMUL = 3.0
 #: absolute error of an operation whose result is subnormal, with margin
 _TINY = 2.0 ** -1070
+#: a k-th power of a transform entry below this is not computed (0, counted in the error)
+_DROP = 1e-40
 # Chernoff orders span from 0.5 to 200 per standard deviation of the total loss (light
 # tails) and from 0.05 to 500 per unit of loss (heavy tails, where the best order is
 # near the best RDP order)
@@ -130,7 +132,7 @@ class LossDistribution:
         # exact grid point, and a sum of m non-negative terms within a factor 1 + m u
         top = max(abs(float(losses[-1])) if losses.size else 0.0, abs(epsilon), 1.0)
         slack = 4.0 * _U * top * float(self.pmf[first:].sum())
-        total = (float(self.pmf[first:] @ weights) + self.roundoff * float(weights.sum())
+        total = (float((self.pmf[first:] * weights).sum()) + self.roundoff * float(weights.sum())
                  + slack) * (1.0 + (losses.size + 4) * 2.0 * _U) \
             + self.infinity_mass + self.upper_tail
         if self.offset * h > epsilon:
@@ -156,9 +158,9 @@ class LossDistribution:
         if mass <= 0:
             return 0.0, 0.0, 0.0
         idx = np.arange(self.pmf.size, dtype=float)
-        mean = float(self.pmf @ idx) / mass
+        mean = float((self.pmf * idx).sum()) / mass
         idx -= mean
-        return mass, mean + self.offset, float(self.pmf @ (idx * idx)) / mass
+        return mass, mean + self.offset, float((self.pmf * idx * idx).sum()) / mass
 
 
 class PrivacyLossDistribution:
@@ -451,33 +453,42 @@ def _window(parts):
 
 
 def _power(f, a, k):
-    """``f ** k`` by binary powering, ``|f ** k|`` and a bound of its distance to ``F ** k``.
+    """``f ** k`` by binary powering, a bound of ``|f ** k|`` and of its distance to ``F ** k``.
 
     ``|f - F| <= a`` entrywise.  ``|F^k - f^k| <= (|f| + a)^k - |f|^k`` (expand
     ``(f + e)^k``); the products of an addition chain for ``k`` round
     ``f^k`` to within a factor ``(1 + c)^(k - 1)``, ``c = _CMUL u`` in the
     precision of ``f`` (induction on ``x^(i+j) = x^i x^j``), plus ``_TINY`` per
     product for underflow.  The bound is evaluated in double from ``|f|``
-    rounded to double, hence the factor ``e^(4 k u)``.
+    rounded to double, hence the factor ``e^(4 k u)``.  Where ``(|f| + a)^k <
+    _DROP`` the power is not computed: 0, with error ``(|f| + a)^k``.
     """
-    out, base, e = None, f, k
+    mod = np.abs(f).astype(float)
+    margin = (1.0 + 1e-9) * math.exp(4 * k * _U)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
+        log_grown = k * np.log(mod + a)  # log (|f| + a)^k
+    keep = log_grown >= math.log(_DROP)
+    out = np.zeros_like(f)
+    modulus = np.zeros(f.shape)
+    err = np.exp(log_grown) * margin + 2 * k.bit_length() * _TINY
+    base, e, power = f[keep], k, None
     while True:
         if e & 1:
-            out = base if out is None else out * base
+            power = base if power is None else power * base
         e >>= 1
         if not e:
             break
         base = base * base
+    out[keep] = power
     cmul = _CMUL * float(np.finfo(f.real.dtype).eps) / 2.0
-    mod = np.abs(f).astype(float)
+    m = mod[keep]
     with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
-        log_mod = np.log(mod)
-        grown = np.exp(k * np.log(mod + a))  # (|f| + a)^k
-        spread = grown * -np.expm1(-k * np.log1p(a / mod))  # (|f| + a)^k - |f|^k
-        rounding = math.expm1((k - 1) * math.log1p(cmul)) * np.exp(k * log_mod)
-    margin = (1.0 + 1e-9) * math.exp(4 * k * _U)
-    err = (spread + rounding) * margin + 2 * k.bit_length() * _TINY
-    return out, np.exp(k * log_mod) * margin, err
+        log_m = np.log(m)
+        spread = np.exp(log_grown[keep]) * -np.expm1(-k * np.log1p(a / m))
+        rounding = math.expm1((k - 1) * math.log1p(cmul)) * np.exp(k * log_m)
+    err[keep] = (spread + rounding) * margin + 2 * k.bit_length() * _TINY
+    modulus[keep] = np.exp(k * log_m) * margin
+    return out, modulus, err
 
 
 def _compose_direction(parts):
