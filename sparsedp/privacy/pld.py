@@ -20,8 +20,9 @@ convolution of the PLDs (Dwork and Rothblum 2016; Sommer, Meiser and Mohammadi
   Fourier domain, on a window of the total loss chosen by Chernoff bounds; the
   mass outside the window (bounded by the same Chernoff bounds), the mass the
   circular convolution wraps around (it only adds mass inside the window) and a
-  **proven bound** of the floating-point error of the transforms and powers
-  (see :func:`_compose_direction`) are all **counted in delta**;
+  **bound** of the floating-point error of the transforms and powers (derived
+  for radix-2 FFTs, with a conservative constant for pocketfft's passes; see
+  :func:`_compose_direction`) are all **counted in delta**;
 * a pair of neighbouring relations' directions is kept apart: under add/remove
   the "remove" direction (``P`` with the example, ``Q`` without) and the "add"
   direction are composed separately and the larger delta is reported.
