@@ -16,7 +16,7 @@ from sklearn.utils import check_array
 from ._validation import check_real
 
 __all__ = [
-    "data_home", "load_dorothea", "load_madelon", "load_california",
+    "data_home", "load_dorothea", "load_madelon", "load_california", "load_electricity",
     "make_sparse_lasso", "normalize_rows", "standardize",
 ]
 
@@ -34,7 +34,7 @@ def data_home(data_home=None):
                 return c.resolve()
         raise FileNotFoundError(
             "data sets not found: set SPARSEDP_DATA to the folder holding "
-            "dorothea/, madelon/, california_housing/")
+            "dorothea/, madelon/, california_housing/, electricity/")
     path = Path(data_home)
     if not path.is_dir():
         raise FileNotFoundError(f"data folder {path} does not exist")
@@ -103,6 +103,57 @@ def load_california(home=None):
     path = data_home(home) / "california_housing" / "cal_housing.data"
     data = np.loadtxt(path, delimiter=",", dtype=np.float64)
     return data[:, :8].copy(), data[:, 8].copy()
+
+
+#: the attributes of elecNormNew.arff, in order (the last is the class)
+ELECTRICITY_FEATURES = ("date", "day", "period", "nswprice", "nswdemand", "vicprice",
+                        "vicdemand", "transfer")
+
+
+def load_electricity(home=None):
+    """Electricity (Elec2, MOA's normalized ``elecNormNew.arff``): 45,312 x 8, labels in {-1, +1}.
+
+    The eight attributes of the file, in its order (``ELECTRICITY_FEATURES``):
+    ``date``, ``period`` and the five price, demand and transfer columns are in
+    [0, 1] as stored; ``day`` (a nominal attribute with values 1..7) is kept as
+    its number 1..7.  The label is +1 for ``UP`` (19,237 rows) and -1 for
+    ``DOWN`` (26,075).  These are the 45,312 records and 8 features of the
+    DP-CD paper (Mangold et al., ICML 2022, Section 6), which uses them as
+    they are (its "imbalanced" problem) or standardized
+    (:func:`standardize`, its "balanced" one).
+
+    Returns
+    -------
+    X : ndarray of shape (45312, 8), float64
+    y : ndarray of shape (45312,), values in {-1.0, +1.0}
+    """
+    path = data_home(home) / "electricity" / "elecNormNew.arff"
+    with open(path, encoding="ascii") as f:
+        lines = f.read().splitlines()
+    try:
+        start = next(i for i, line in enumerate(lines)
+                     if line.strip().lower() == "@data") + 1
+    except StopIteration:
+        raise ValueError(f"{path} has no @data section") from None
+    rows = [line.split(",") for line in lines[start:] if line.strip()
+            and not line.lstrip().startswith("%")]
+    if not rows:
+        raise ValueError(f"{path} holds no records")
+    width = len(ELECTRICITY_FEATURES) + 1
+    bad = next((i for i, r in enumerate(rows) if len(r) != width), None)
+    if bad is not None:
+        raise ValueError(f"{path}: record {bad + 1} has {len(rows[bad])} fields, "
+                         f"expected {width}")
+    labels = np.array([r[-1].strip() for r in rows])
+    if not np.all(np.isin(labels, ("UP", "DOWN"))):
+        raise ValueError(f"{path}: the class must be UP or DOWN")
+    try:
+        X = np.array([r[:-1] for r in rows], dtype=np.float64)
+    except ValueError as exc:
+        raise ValueError(f"{path}: non-numeric feature value ({exc})") from None
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{path}: missing or infinite feature values")
+    return X, np.where(labels == "UP", 1.0, -1.0)
 
 
 def make_sparse_lasso(n_samples=1000, n_features=1000, n_informative=10,

@@ -644,3 +644,40 @@ def test_sampler_total_variation_is_paid_from_delta():
     huge.add_gaussian("g", 10.0, count=100)
     huge.add_sampler_tv("x", 1e-3)
     assert huge.epsilon == math.inf
+
+
+def _wbk_thm9_gaussian(z, q, alpha):
+    """Wang, Balle and Kasiviswanathan (2019), Thm. 9, for the Gaussian (eps(j) = j/(2z^2),
+    eps(inf) = inf), at an integer order, in 50-digit arithmetic."""
+    with mpmath.workdps(50):
+        z, q = mpmath.mpf(z), mpmath.mpf(q)
+        eps = lambda j: j / (2 * z * z)  # noqa: E731
+        a = 1 + q ** 2 * mpmath.binomial(alpha, 2) * min(4 * mpmath.expm1(eps(2)),
+                                                          2 * mpmath.exp(eps(2)))
+        a += mpmath.fsum(2 * q ** j * mpmath.binomial(alpha, j) * mpmath.exp((j - 1) * eps(j))
+                         for j in range(3, alpha + 1))
+        return float(min(mpmath.log(a) / (alpha - 1), alpha / (2 * z * z)))
+
+
+@pytest.mark.parametrize("z, q", [(1.0, 1 / 800), (0.8, 0.01), (2.0, 0.1)])
+def test_rdp_sampled_wor_matches_an_independent_wbk_bound(z, q):
+    orders = [2, 3, 5, 10, 32]
+    ours = rdp_sampled_gaussian_wor(z, q, np.array(orders, dtype=float))
+    theirs = [_wbk_thm9_gaussian(z, q, a) for a in orders]
+    np.testing.assert_allclose(ours, theirs, rtol=1e-9)
+
+
+@pytest.mark.parametrize("q, z, steps", [(1 / 800, 1.0, 16_000), (0.01, 1.0, 1_000),
+                                         (1 / 800, 4.0, 40_000)])
+def test_fixed_size_batches_report_rdp_replace_one_above_the_poisson_pld(q, z, steps):
+    from sparsedp.privacy import sampled_gaussian_epsilon_pld
+
+    wor = PrivacyLedger(delta=1e-6)
+    wor.add_sampled_gaussian_wor("batch", noise_multiplier=z, sampling_rate=q, count=steps)
+    eps, method = wor.get_epsilon(return_method=True)
+    report = str(wor)
+    assert method == "rdp" and "[rdp]" in report and "replace-one" in report
+    assert "sampled_gaussian_wor" in report
+    assert eps == pytest.approx(
+        rdp_to_dp(DEFAULT_ORDERS, steps * rdp_sampled_gaussian_wor(z, q), 1e-6), rel=1e-9)
+    assert eps >= sampled_gaussian_epsilon_pld(z, q, steps, 1e-6)

@@ -138,7 +138,7 @@ def test_truncated_tails_and_wrap_around_are_counted(monkeypatch):
     monkeypatch.setattr(pld_module, "_WINDOW_TAIL", 1e-15)
     monkeypatch.setattr(pld_module, "_MAX_POINTS", 20_000)
     short = compose([(gaussian_pld(2.0), 50)])
-    assert short.remove.pmf.size <= 20_000 + 50 and short.remove.lower_tail > 0
+    assert short.remove.pmf.size <= 2 * 20_000 and short.remove.lower_tail > 0  # n = 2^L
     assert short.epsilon(DELTA) >= exact
     for eps in (0.0, 0.5, 2.0, exact):
         assert short.log_delta(eps) >= gdp_log_delta(eps, math.sqrt(50) / 2.0) - 1e-9
@@ -215,7 +215,119 @@ def test_pld_masses_are_probabilities():
     (lambda: calibrate_sampled_gaussian_pld(0.0, DELTA, 0.01, 10), "epsilon"),
     (lambda: compose([(gaussian_pld(1.0), 2), (gaussian_pld(1.0, 1e-3), 2)]), "one grid"),
     (lambda: compose([]), "at least one"),
+    (lambda: compose([(gaussian_pld(1.0).compose(3), 2)]), "not compositions"),
 ])
 def test_bad_inputs_are_refused(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def _exact_self_composition(numerators, bits, k):
+    """Integer masses of k copies of the pmf numerators / 2^bits, and the denominator."""
+    out, base, e = None, np.array(numerators, dtype=object), k
+    while e:
+        if e & 1:
+            out = base if out is None else np.convolve(out, base)
+        e >>= 1
+        base = np.convolve(base, base) if e else base
+    return out, 2 ** (bits * k)
+
+
+def _spread_error(ours, numerators, bits, k, roundoff=None):
+    """max over the window of |ours - exact| - roundoff (default ``ours.roundoff``; the
+    bound is met if <= 0)."""
+    masses, denominator = _exact_self_composition(numerators, bits, k)
+    d = ours.remove
+    idx = np.arange(d.pmf.size) + d.offset  # the one-step pmf starts at loss 0
+    inside = (idx >= 0) & (idx < masses.size)
+    exact = np.array([float(masses[i] / denominator) if ok else 0.0
+                      for i, ok in zip(idx, inside)])
+    roundoff = d.roundoff if roundoff is None else roundoff
+    return float(np.max(np.abs(d.pmf - exact) - roundoff - np.finfo(float).eps * exact))
+
+
+# seed 0: 24 dyadic masses (12 bits), composed 96 times; the composition is exact in
+# integers.  Tolerance: the exact value's own rounding to double.
+FFT_SEED, FFT_BITS, FFT_COUNT = 0, 12, 96
+
+
+def _dyadic_pld():
+    rng = np.random.default_rng(FFT_SEED)
+    numerators = rng.multinomial(2 ** FFT_BITS, np.full(24, 1 / 24))
+    d = pld_module.LossDistribution(1e-2, 0, numerators / 2.0 ** FFT_BITS, 0.0)
+    return numerators, pld_module.PrivacyLossDistribution(d)
+
+
+def test_fft_composition_is_within_its_roundoff_bound_of_the_exact_one():
+    numerators, one = _dyadic_pld()
+    ours = compose([(one, FFT_COUNT)])
+    assert ours.remove.roundoff > 0
+    assert _spread_error(ours, numerators, FFT_BITS, FFT_COUNT) <= 0.0
+
+
+def test_fft_composition_in_double_without_its_bound_misses_the_exact_one(monkeypatch):
+    """Planted bug: forward transforms in double and no round-off counted (clamping only)."""
+    numerators, one = _dyadic_pld()
+    monkeypatch.setattr(pld_module, "_WIDE", np.float64)
+    monkeypatch.setattr(pld_module, "_U_WIDE", 2.0 ** -53)
+    ours = compose([(one, FFT_COUNT)])
+    assert _spread_error(ours, numerators, FFT_BITS, FFT_COUNT, roundoff=0.0) > 0.0
+    assert _spread_error(ours, numerators, FFT_BITS, FFT_COUNT) <= 0.0  # its bound holds
+
+
+def test_wide_forward_transform_meets_the_per_level_bound():
+    """scipy.fft in long double really runs in long double: its error against an exact
+    DFT (mpmath, 40 digits) is below _FFT_LEVEL * L * u_wide * ||x||_1 (seed 1, n = 256),
+    which the same transform in double exceeds."""
+    mpmath = pytest.importorskip("mpmath")
+    if pld_module._WIDE is np.float64:
+        pytest.skip("no extended precision on this platform")
+    n, levels = 256, 8
+    x = np.random.default_rng(1).random(n)
+    x /= x.sum()
+    with mpmath.workdps(40):
+        exact = [mpmath.fsum(mpmath.mpf(float(v)) * mpmath.expjpi(-2 * mpmath.mpf(i * j) / n)
+                             for i, v in enumerate(x)) for j in range(n // 2 + 1)]
+
+        def error(f):  # str() of a long double round-trips it exactly
+            return max(float(abs(mpmath.mpc(mpmath.mpf(str(fj.real)), mpmath.mpf(str(fj.imag)))
+                                 - ej)) for fj, ej in zip(f, exact))
+
+        wide_err = error(pld_module.fft.rfft(x.astype(np.longdouble)))
+        double_err = error(pld_module.fft.rfft(x))
+    bound = pld_module._FFT_LEVEL * levels * pld_module._U_WIDE * x.sum() * (1 + 1e-12)
+    assert wide_err <= bound < double_err
+
+
+def test_roundoff_enters_delta_with_the_hockey_stick_weights():
+    d = pld_module.LossDistribution(0.5, 0, np.array([0.5, 0.25, 0.25]), 0.0, roundoff=1e-3)
+    plain = pld_module.LossDistribution(0.5, 0, d.pmf, 0.0)
+    weights = -np.expm1(0.2 - np.array([0.5, 1.0]))
+    expected = math.exp(plain.log_delta(0.2)) + 1e-3 * weights.sum()
+    assert math.exp(d.log_delta(0.2)) == pytest.approx(expected, rel=1e-10)
+    assert d.log_delta(0.2) >= math.log(expected)
+
+
+@pytest.mark.parametrize("q, z, steps, rdp, pld", ISSUE_CASES)
+def test_roundoff_bound_costs_under_a_thousandth_of_delta(q, z, steps, rdp, pld):
+    composed = compose([(sampled_gaussian_pld(z, q), steps)])
+    for d in composed.directions:
+        assert d.roundoff * d.pmf.size <= 1e-3 * DELTA
+
+
+# A half fraction of the 2^4 design q x z x steps x delta (every pair of levels appears):
+# dp-accounting's optimistic PLD <= ours <= its pessimistic PLD + 1%, and ours <= our RDP.
+_GRID_LEVELS = ([1e-3, 0.05], [0.8, 2.0], [50, 2000], [1e-5, 1e-9])
+GRID_CASES = [tuple(levels[i] for levels, i in zip(_GRID_LEVELS, idx))
+              for idx in np.ndindex(2, 2, 2, 2) if sum(idx) % 2 == 0]
+
+
+@pytest.mark.parametrize("q, z, steps, delta", GRID_CASES)
+def test_sampled_gaussian_pld_between_dp_accounting_bounds_on_a_grid(q, z, steps, delta):
+    ours = sampled_gaussian_epsilon_pld(z, q, steps, delta)
+    theirs = [dpa_pld.from_gaussian_mechanism(
+        z, sampling_prob=q, value_discretization_interval=1e-4, pessimistic_estimate=p,
+        use_connect_dots=p).self_compose(steps).get_epsilon_for_delta(delta) for p in (False, True)]
+    assert theirs[0] <= ours <= theirs[1] * 1.01
+    assert ours >= theirs[1] * 0.99
+    assert ours <= sampled_gaussian_epsilon(z, q, steps, delta)

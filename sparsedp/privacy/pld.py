@@ -19,14 +19,16 @@ convolution of the PLDs (Dwork and Rothblum 2016; Sommer, Meiser and Mohammadi
 * compositions are computed by FFT, ``k`` copies by the ``k``-th power in the
   Fourier domain, on a window of the total loss chosen by Chernoff bounds; the
   mass outside the window (bounded by the same Chernoff bounds), the mass the
-  circular convolution wraps around (it only adds mass inside the window) and an
-  estimate of the FFT round-off are all **counted in delta**;
+  circular convolution wraps around (it only adds mass inside the window) and a
+  **bound** of the floating-point error of the transforms and powers (derived
+  for radix-2 FFTs, with a conservative constant for pocketfft's passes; see
+  :func:`_compose_direction`) are all **counted in delta**;
 * a pair of neighbouring relations' directions is kept apart: under add/remove
   the "remove" direction (``P`` with the example, ``Q`` without) and the "add"
   direction are composed separately and the larger delta is reported.
 
-Every delta returned is an upper bound (up to the round-off estimate), and
-every epsilon the smallest one (rounded up) at which it meets the target.
+Every delta returned is an upper bound, and every epsilon the smallest one
+(rounded up) at which it meets the target.
 """
 import math
 from functools import lru_cache
@@ -54,7 +56,23 @@ _LOG_TAIL = -50.0
 _WINDOW_TAIL = 1e-15
 #: largest grid of one mechanism and largest FFT window (beyond: coarser, still valid)
 _MAX_POINTS = 1 << 22
-_ROUNDOFF = np.finfo(float).eps
+#: unit roundoff of double precision
+_U = 2.0 ** -53
+#: the forward transforms and powers, whose error the k-th power multiplies by k, run in
+#: extended precision where numpy has it (x86's 80-bit long double: u = 2^-64)
+_WIDE = np.longdouble if np.finfo(np.longdouble).eps < np.finfo(float).eps else np.float64
+_U_WIDE = float(np.finfo(_WIDE).eps) / 2.0
+#: error of one radix-2 level of an FFT, in units of ``_U`` times the input's l1 norm
+#: (derived: 3.9 for the butterfly plus the twiddles' error, see _compose_direction;
+#: taken four times larger for pocketfft's radix-4 and real-input passes)
+_FFT_LEVEL = 16.0
+#: relative error of a complex product, in units of u: sqrt(2) gamma_2 (Higham 2002,
+#: Lemma 3.5); 2u with an FMA (Jeannerod, Kornerup, Louvet and Muller 2017)
+_CMUL = 3.0
+#: absolute error of an operation whose result is subnormal, with margin
+_TINY = 2.0 ** -1070
+#: a k-th power of a transform entry below this is not computed (0, counted in the error)
+_DROP = 1e-40
 # Chernoff orders span from 0.5 to 200 per standard deviation of the total loss (light
 # tails) and from 0.05 to 500 per unit of loss (heavy tails, where the best order is
 # near the best RDP order)
@@ -83,8 +101,11 @@ class LossDistribution:
         composition left out of its window: the first always counts in delta,
         the second when the first grid value exceeds epsilon.
     roundoff : float, default=0.0
-        Estimate of the round-off of each entry of ``pmf``, counted in delta for
-        every entry above epsilon.
+        Bound of the floating-point error of each entry of ``pmf`` (before its
+        negative entries were set to 0, which cannot increase the error of a
+        non-negative true mass); at ``epsilon`` it adds ``roundoff`` times the
+        sum of the weights ``1 - e^(epsilon - loss)`` of the entries above
+        ``epsilon`` to delta.
     """
 
     def __init__(self, grid, offset, pmf, infinity_mass, *, upper_tail=0.0, lower_tail=0.0,
@@ -107,9 +128,14 @@ class LossDistribution:
         h = self.grid
         first = min(max(math.floor(epsilon / h) - self.offset, 0), self.pmf.size)
         losses = (self.offset + np.arange(first, self.pmf.size)) * h
-        terms = self.pmf[first:] * np.maximum(-np.expm1(epsilon - losses), 0.0)
-        total = float(terms.sum()) * (1.0 + 1e-12) + self.infinity_mass + self.upper_tail \
-            + self.roundoff * (self.pmf.size - first)
+        weights = np.maximum(-np.expm1(epsilon - losses), 0.0)
+        # rounding: each weight within 4 u max(|loss|, |epsilon|, 1) of its value at the
+        # exact grid point, and a sum of m non-negative terms within a factor 1 + m u
+        top = max(abs(float(losses[-1])) if losses.size else 0.0, abs(epsilon), 1.0)
+        slack = 4.0 * _U * top * float(self.pmf[first:].sum())
+        total = (float((self.pmf[first:] * weights).sum()) + self.roundoff * float(weights.sum())
+                 + slack) * (1.0 + (losses.size + 4) * 2.0 * _U) \
+            + self.infinity_mass + self.upper_tail
         if self.offset * h > epsilon:
             total += self.lower_tail
         return math.log(min(total, 1.0)) if total > 0.0 else -math.inf
@@ -133,9 +159,9 @@ class LossDistribution:
         if mass <= 0:
             return 0.0, 0.0, 0.0
         idx = np.arange(self.pmf.size, dtype=float)
-        mean = float(self.pmf @ idx) / mass
+        mean = float((self.pmf * idx).sum()) / mass
         idx -= mean
-        return mass, mean + self.offset, float(self.pmf @ (idx * idx)) / mass
+        return mass, mean + self.offset, float((self.pmf * idx * idx).sum()) / mass
 
 
 class PrivacyLossDistribution:
@@ -188,7 +214,7 @@ class PrivacyLossDistribution:
         return hi
 
     def compose(self, count):
-        """The PLD of ``count`` adaptive uses (see :func:`compose`)."""
+        """The PLD of ``count`` adaptive uses of a single mechanism (see :func:`compose`)."""
         return compose([(self, count)])
 
 
@@ -427,8 +453,75 @@ def _window(parts):
     return low, high, min(upper, 1.0), min(lower, 1.0)
 
 
+def _power(f, a, k):
+    """``f ** k`` by binary powering, a bound of ``|f ** k|`` and of its distance to ``F ** k``.
+
+    ``|f - F| <= a`` entrywise.  ``|F^k - f^k| <= (|f| + a)^k - |f|^k`` (expand
+    ``(f + e)^k``); the products of an addition chain for ``k`` round
+    ``f^k`` to within a factor ``(1 + c)^(k - 1)``, ``c = _CMUL u`` in the
+    precision of ``f`` (induction on ``x^(i+j) = x^i x^j``), plus ``_TINY`` per
+    product for underflow.  The bound is evaluated in double from ``|f|``
+    rounded to double, hence the factor ``e^(4 k u)``.  Where ``(|f| + a)^k <
+    _DROP`` the power is not computed: 0, with error ``(|f| + a)^k``.
+    """
+    mod = np.abs(f).astype(float)
+    margin = (1.0 + 1e-9) * math.exp(4 * k * _U)
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
+        log_grown = k * np.log(mod + a)  # log (|f| + a)^k
+    keep = log_grown >= math.log(_DROP)
+    out = np.zeros_like(f)
+    modulus = np.zeros(f.shape)
+    err = np.exp(log_grown) * margin + 2 * k.bit_length() * _TINY
+    base, e, power = f[keep], k, None
+    while True:
+        if e & 1:
+            power = base if power is None else power * base
+        e >>= 1
+        if not e:
+            break
+        base = base * base
+    out[keep] = power
+    cmul = _CMUL * float(np.finfo(f.real.dtype).eps) / 2.0
+    m = mod[keep]
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore", under="ignore"):
+        log_m = np.log(m)
+        spread = np.exp(log_grown[keep]) * -np.expm1(-k * np.log1p(a / m))
+        rounding = math.expm1((k - 1) * math.log1p(cmul)) * np.exp(k * log_m)
+    err[keep] = (spread + rounding) * margin + 2 * k.bit_length() * _TINY
+    modulus[keep] = np.exp(k * log_m) * margin
+    return out, modulus, err
+
+
 def _compose_direction(parts):
-    """The loss of the composition of ``parts`` = [(LossDistribution, count)]."""
+    """The loss of the composition of ``parts`` = [(LossDistribution, count)].
+
+    The circular convolution of the folded pmfs on ``n = 2^L`` points is
+    ``irfft(prod_p rfft(x_p)^k_p)``; its floating-point error is bounded
+    entrywise, and the bound becomes :attr:`LossDistribution.roundoff`:
+
+    * forward transforms: every output of a radix-2 FFT is computed along a
+      tree of ``L`` levels of butterflies ``a + w b`` whose nodes are partial
+      DFTs of disjoint subsequences of ``x``, each of modulus at most their
+      ``l1`` norm; a butterfly adds an error of at most ``(mu + sqrt(2) gamma_2
+      + u)(|a| + |b|)`` (twiddle error ``mu <= u``, complex product and sum:
+      Higham 2002, *Accuracy and Stability of Numerical Algorithms*, Lemma 3.5
+      and the proof of Theorem 24.2), propagated with factors of modulus
+      ``1 + mu``; summed over a level, at most ``3.9 u ||x||_1`` per output, so
+      ``|fl(F x) - F x| <= 3.9 L u ||x||_1`` to first order (the componentwise
+      form of Higham's Theorem 24.2 and of Percival 2003, *Math. Comp.* 72,
+      Theorem 5.1).  pocketfft (``scipy.fft``) on ``2^L`` points runs radix-4
+      and radix-2 real passes with the same operations per level; the constant
+      is taken as ``_FFT_LEVEL = 16``;
+    * powers and products (:func:`_power`): the forward error grown by the
+      ``k``-th power, ``(|f| + a)^k - |f|^k``, about ``k a`` at the
+      frequencies where ``|f|`` is near 1, plus each product's rounding.  The
+      forward transforms and the powers run in long double (``u = 2^-64`` on
+      x86-64) so that this ``k`` times amplified error stays far below delta;
+      the spectrum is then rounded to double (``u |S_j|`` more);
+    * inverse transform: an error ``E_j`` of the spectrum moves each output by
+      at most ``sum_j E_j / n``, and the transform's own rounding is at most
+      ``_FFT_LEVEL L u ||S||_1 / n`` (``1/n`` is exact for ``n = 2^L``).
+    """
     grid = parts[0][0].grid
     infinity = -math.expm1(math.fsum(k * math.log1p(-d.infinity_mass) if d.infinity_mass < 1
                                      else -math.inf for d, k in parts))
@@ -436,19 +529,33 @@ def _compose_direction(parts):
     if infinity >= 1.0 or any(not (d.pmf > 0).any() for d, _ in parts):
         return LossDistribution(grid, 0, np.zeros(1), 1.0)
     low, high, upper, lower = _window(parts)
-    n = fft.next_fast_len(high - low + 1, real=True)
-    spectrum = None
+    levels = max(int(high - low).bit_length(), 1)
+    n = 1 << levels
+    wide_error = _FFT_LEVEL * levels * _U_WIDE * (1.0 + 1e-9)
+    spectrum = error = None
     for d, k in parts:
         folded = np.bincount((d.offset + np.arange(d.pmf.size)) % n, weights=d.pmf, minlength=n)
-        f = fft.rfft(folded) ** k
-        spectrum = f if spectrum is None else spectrum * f
+        mass = float(d.pmf.sum()) * (1.0 + 1e-9)
+        folds = -(-d.pmf.size // n)  # entries summed (in double) into one by the folding
+        f = fft.rfft(folded.astype(_WIDE))
+        f_k, m_k, e_k = _power(f, (wide_error + folds * _U) * mass + levels * _TINY, k)
+        if spectrum is None:
+            spectrum, modulus, error = f_k, m_k, e_k
+        else:  # modulus: an upper bound of |spectrum|
+            error = (modulus * e_k + m_k * error + error * e_k
+                     + _CMUL * _U_WIDE * modulus * m_k) * (1.0 + 1e-9) + _TINY
+            spectrum, modulus = spectrum * f_k, modulus * m_k * (1.0 + 4 * _U_WIDE)
+    # rounded to double (u |S_j| each, _TINY if subnormal) for the inverse transform
+    spectrum = spectrum.astype(complex)
+    error += _U * modulus + _TINY
     cyclic = fft.irfft(spectrum, n)
+    # the full spectrum is the half one and its conjugate mirror: its l1 norms are at
+    # most twice the half's; the (pairwise) sums of non-negative terms to within 1e-12
+    fft_error = _FFT_LEVEL * levels * _U
+    spectral = 2.0 * (float(error.sum()) + fft_error * float(modulus.sum()) * (1.0 + 2 * _U))
+    spectral *= 1.0 + 1e-9
+    roundoff = spectral / n * (1.0 + 1e-9) + levels * _TINY
     pmf = np.maximum(cyclic[(low + np.arange(n)) % n], 0.0)
-    # round-off, estimated a posteriori: the true masses are >= 0, so the most negative
-    # entry shows the size of the transforms' error, which is spread evenly over the
-    # entries (checked against long-double transforms: within a factor 1.5)
-    roundoff = 4.0 * max(-float(cyclic.min()),
-                         _ROUNDOFF * math.log2(n) * float(np.abs(cyclic).max()))
     return LossDistribution(grid, low, pmf, infinity, upper_tail=upper, lower_tail=lower,
                             roundoff=roundoff)
 
@@ -466,13 +573,17 @@ def compose(parts):
     PrivacyLossDistribution
         Each direction composed separately (one if all are symmetric); the
         mass outside the FFT window (Chernoff bounds), the wrap-around (mass
-        added inside the window) and the round-off estimate (four times the
-        most negative entry of the inverse transform, spread over every entry)
-        are counted in delta by :meth:`LossDistribution.log_delta`.
+        added inside the window) and the bound of the floating-point error of
+        the transforms (see :func:`_compose_direction`) are counted in delta by
+        :meth:`LossDistribution.log_delta`.
     """
     parts = [(p, check_count(k, "count")) for p, k in parts]
     if not parts:
         raise ValueError("compose needs at least one PLD")
+    if any(d.roundoff or d.upper_tail or d.lower_tail for p, _ in parts for d in p.directions):
+        # their slack is not carried through another composition
+        raise ValueError("compose takes the PLDs of single mechanisms, not compositions: "
+                         "compose all the mechanisms in one call")
     grids = {p.remove.grid for p, _ in parts}
     if len(grids) != 1:
         raise ValueError(f"the PLDs of a composition must share one grid, got {sorted(grids)}")
