@@ -660,11 +660,13 @@ def _wbk_thm9_gaussian(z, q, alpha):
 
 
 @pytest.mark.parametrize("z, q", [(1.0, 1 / 800), (0.8, 0.01), (2.0, 0.1)])
-def test_rdp_sampled_wor_matches_an_independent_wbk_bound(z, q):
+def test_rdp_sampled_wor_never_above_an_independent_wbk_theorem_9(z, q):
+    """Theorem 27 (ours) is at most the general Theorem 9 bound, computed here in mpmath;
+    equal at order 2 (where both reduce to the same term)."""
     orders = [2, 3, 5, 10, 32]
     ours = rdp_sampled_gaussian_wor(z, q, np.array(orders, dtype=float))
-    theirs = [_wbk_thm9_gaussian(z, q, a) for a in orders]
-    np.testing.assert_allclose(ours, theirs, rtol=1e-9)
+    theirs = np.array([_wbk_thm9_gaussian(z, q, a) for a in orders])
+    assert np.all(ours <= theirs * (1 + 1e-9))
 
 
 @pytest.mark.parametrize("q, z, steps", [(1 / 800, 1.0, 16_000), (0.01, 1.0, 1_000),
