@@ -133,7 +133,7 @@ def test_lazy_eager_same_law_has_power():
     """The same KS test rejects the eager run with its noise halved (planted bug)."""
     from sparsedp._planted import planted
     X, y = problem(n=40, p=6, density=0.4, seed=3)
-    kw = dict(epsilon=2.0, delta=1e-5, passes=2, clip=0.5, step_size=0.5, smoothness=1.0,
+    kw = dict(epsilon=0.5, delta=1e-5, passes=2, clip=0.5, step_size=0.5, smoothness=1.0,
               batch_size=4)
     a = np.array([dp_sgd(X, y, Logistic(), None, random_state=s, **kw).coef for s in range(300)])
     with planted("noise_halved"):

@@ -58,5 +58,5 @@ cdef class Batches:
     cdef BatchSampler sampler
     cdef object _arrays
     cdef readonly double rate
-    cdef readonly int64_t n, fixed
+    cdef readonly int64_t n, fixed, max_size
     cdef readonly double eta, tv

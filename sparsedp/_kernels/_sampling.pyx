@@ -83,6 +83,9 @@ cdef class Batches:
         Per batch: its law is within ``exp(+-eta)`` of the ideal Poisson law on
         the sizes drawn, and total variation ``tv`` of it (0 and 0 for fixed
         batches and for rate 1).
+    max_size : int
+        No batch is larger (the largest size of the table): the bound of the
+        solvers' sums.
     """
 
     def __cinit__(self, int64_t n, double rate, int64_t fixed=0):
@@ -102,6 +105,7 @@ cdef class Batches:
             sizes = 1
             if not fixed:
                 self.fixed = fixed = n  # every row, every step
+            self.max_size = fixed
         else:
             first, units, self.eta, self.tv = binomial_table(n, rate)
             self.sampler.first = first
@@ -112,6 +116,7 @@ cdef class Batches:
             cum_hi = np.array([min(int(c), 2 ** 64 - 1) for c in cum_hi], dtype=np.uint64)
             cum_lo = cum_lo.astype(np.uint64)
             sizes = len(units)
+            self.max_size = first + sizes - 1
         self._arrays = (cum_hi, cum_lo, chosen)
         cdef uint64_t[::1] hv = cum_hi, lv = cum_lo
         cdef unsigned char[::1] cv = chosen

@@ -88,7 +88,7 @@ class DPSCD(PrivateSolver):
                           options["batches"], steps)
         # the paper's variant: sqrt(2) z on v (and on the alphas), accounted as z
         factor = math.sqrt(2.0) if options["noise_alpha"] else 1.0
-        n_terms = problem.n if poisson else options["batch_size"]
+        n_terms = options["batches"].max_size
         release = WalkRelease(factor * z, n_terms, problem.p, sensitivity, steps + 1)
         if release.step_eta > RESERVED_STEP_ETA:
             raise RuntimeError("walk tables coarser than the reserved slack")

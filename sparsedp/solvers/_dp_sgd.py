@@ -150,7 +150,7 @@ class DPSGD:
         shrink = 1.0 / (1.0 + prox_step * l2) if frame else 1.0
         phi, mult, start, walk_index, halve, bounds = frame_schedule(steps, shrink)
         if z > 0:
-            release = WalkRelease(z, batch_size if sampling == "fixed" else n, p, sensitivity,
+            release = WalkRelease(z, batches.max_size, p, sensitivity,
                                   steps + 1, data_multipliers=bounds if frame else (1,))
             if release.step_eta > RESERVED_STEP_ETA:
                 raise RuntimeError("walk tables coarser than the reserved slack")
@@ -170,7 +170,7 @@ class DPSGD:
             scale = step * release.grid / FRAME_MULTIPLIER * phi if shrink != 1.0 \
                 else step * release.grid * phi
             schedule = Schedule(scale, mult, start, walk_index, halve, release.walks)
-            release.check_range(steps, batch_size if sampling == "fixed" else n, int(mult.max()))
+            release.check_range(steps, batches.max_size, int(mult.max()))
             sgd_lazy(indptr, indices, data, problem.y, norms, loss, kernel_clip, U, steps,
                      batches, schedule, release.inv_grid, lazy, generator,
                      records, every)

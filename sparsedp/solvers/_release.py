@@ -19,6 +19,10 @@ __all__ = ["GridRelease", "WalkRelease", "RESERVED_STEP_ETA", "batch_noise_multi
            "calibrate_batches", "record_walk_slack", "walk_slack"]
 
 MAX_GRID_INTEGER = 2.0 ** 50
+#: the int64 states of the walk releases stay below this
+STATE_LIMIT = 2.0 ** 62
+#: the walks' smallest scale (RESERVED_STEP_ETA's lattice term assumes it)
+MIN_WALK_SCALE = 2.0 ** 25
 
 
 class GridRelease:
@@ -75,7 +79,7 @@ class GridRelease:
         self.raw = active("raw_float_noise")
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=64)
 def _walk(scale, max_steps):
     """A GaussianWalk (cached: its tables take about 0.5 ms each to build)."""
     from .._kernels._walk import GaussianWalk
@@ -148,8 +152,11 @@ class WalkRelease:
                 f"{MAX_TABLE_SCALE / (GRID_POINTS * spread):.3g})")
         u = 2.0 ** -53
         self.rho = float_sum_factor(n_terms) * (1.0 + 2.0 * (dim + 4) * u)
-        # and M k = M rint(G / g) exact: |M k| <= M n_terms S rho <= 2**50
-        budget = min(budget, MAX_GRID_INTEGER / (n_terms * self.rho * max(multipliers)))
+        # and M k = M rint(G / g) exact: |M k| <= M n_terms S rho <= 2**50; and an int64
+        # state summing max_steps such steps and walk steps below 2**62 (check_range)
+        per_step = n_terms * self.rho * max(multipliers)
+        budget = min(budget, MAX_GRID_INTEGER / per_step,
+                     STATE_LIMIT / (2.0 * max_steps * per_step))
         if not budget >= GRID_POINTS:
             raise ValueError(
                 f"a sum of up to {n_terms} terms does not fit an exact integer grid of "
@@ -158,9 +165,11 @@ class WalkRelease:
         self.points = points = 2 ** int(math.floor(math.log2(budget)))
         self.sensitivity_int = points + extra
         self.scales = np.array([z * self.sensitivity_int * m for m in multipliers])
-        if self.scales.min() < MIN_SCALE:
-            raise ValueError(f"the noise multiplier {multiplier:.3g} is too small for the "
-                             "integer walk: use a smaller epsilon, or epsilon=inf for no noise")
+        if self.scales.min() < MIN_WALK_SCALE:
+            raise ValueError(
+                f"the noise multiplier {multiplier:.3g} is too small for an exact integer walk "
+                f"over {max_steps} steps of sums of up to {n_terms} rows: use fewer passes, "
+                "smaller batches or a smaller epsilon (or epsilon=inf for no noise)")
         self.walks = [_walk(float(s), int(max_steps)) for s in self.scales]
         delta = sensitivity / 2.0 if active("sensitivity_halved") else sensitivity
         self.grid, self.inv_grid = (float(v) for v in grid_for(delta, self.rho, points))
@@ -177,14 +186,14 @@ class WalkRelease:
         most ``M (n_terms S rho + 1)`` and a walk step, below ``38`` scales)."""
         bound = steps * (multiplier * (n_terms * self.points * self.rho + 1)
                          + 76.0 * float(self.scales.max()))
-        if bound >= 2.0 ** 62:
+        if bound >= STATE_LIMIT:
             raise ValueError(f"{steps} steps of sums of up to {n_terms} rows overflow the "
                              "exact integer state: use fewer passes or a smaller batch")
 
 
 #: the eta reserved per eager walk draw: the tables' (at most 2**-41 in practice)
-#: plus twice the lattice term at walk scales >= 2**25 (checked once built)
-RESERVED_STEP_ETA = 2.0 ** -41 + 2.0 * 60.2 / 2.0 ** 50
+#: plus twice the lattice term at walk scales >= MIN_WALK_SCALE (checked once built)
+RESERVED_STEP_ETA = 2.0 ** -41 + 2.0 * 60.2 / MIN_WALK_SCALE ** 2
 
 
 def walk_slack(draws, batches, steps):
