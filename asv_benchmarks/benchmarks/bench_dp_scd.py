@@ -5,12 +5,12 @@ import scipy.sparse as sp
 
 from sparsedp._kernels import kernel_id
 from sparsedp._kernels._dp_scd_fast import COORDINATE_DTYPE, dp_scd_steps
+from sparsedp._kernels._sampling import Batches
 from sparsedp.datafits import Logistic
 from sparsedp.penalties import L2
 from sparsedp.solvers import dp_scd
 from sparsedp.solvers._dp_cd import split_generator
-from sparsedp.solvers._dp_scd import noise_multiplier, poisson_threshold
-from sparsedp.solvers._release import WalkRelease
+from sparsedp.solvers._release import WalkRelease, batch_noise_multiplier
 
 from .common import dorothea_like
 
@@ -42,9 +42,9 @@ class DPSCDEpoch:
                                          weights=self.data ** 2, minlength=n))
         self.steps = n // batch_size
         rate = batch_size / n
-        z = noise_multiplier("poisson", 1.0, 1.0 / n ** 2, rate, 10 * self.steps)
-        self.release = WalkRelease(z, n, p, 1.0, 10 * self.steps + 1)
-        self.threshold = poisson_threshold(rate)
+        z = batch_noise_multiplier("poisson", 1.0, 1.0 / n ** 2, rate, 10 * self.steps)
+        self.batches = Batches(n, rate)
+        self.release = WalkRelease(z, self.batches.max_size, p, 1.0, 10 * self.steps + 1)
         self.batch_size, self.lambda_n = batch_size, LAMBDA * n
         self.mode = 2 if noise == "lazy" else 1
         # state carries over between repeats (an epoch from wherever the last ended)
@@ -52,16 +52,14 @@ class DPSCDEpoch:
         self.state = np.zeros(p, dtype=COORDINATE_DTYPE)
         self.zetas = np.zeros(n)
         self.batch = np.zeros(n, dtype=np.int64)
-        self.perm = np.arange(n, dtype=np.int64)
         self.sampler, self.noise = split_generator(np.random.default_rng(0))
         self.t = 0
         self.loss = int(kernel_id(Logistic()))
 
     def time_epoch(self, noise, batch_size):
         dp_scd_steps(self.loss, self.data, self.indices, self.indptr, self.y, self.norms,
-                     self.alpha, self.state, self.zetas, self.batch, self.perm, self.t,
-                     self.steps, 0, self.threshold, False, self.batch_size, self.lambda_n,
-                     1.0, True, self.mode, self.release.walks[0], self.release.grid,
+                     self.alpha, self.state, self.zetas, self.batch, self.batches, self.t,
+                     self.steps, self.batch_size, self.lambda_n, 1.0, True, self.mode, self.release.walks[0], self.release.grid,
                      self.release.inv_grid, False, self.sampler, self.noise)
         self.t += self.steps
 

@@ -4,10 +4,11 @@ import numpy as np
 from sparsedp._kernels import kernel_id
 from sparsedp._kernels._dp_sgd_fast import Schedule, sgd_eager, sgd_lazy
 from sparsedp._kernels._noise import IntegerNoise
+from sparsedp._kernels._sampling import Batches
 from sparsedp.datafits import Logistic
 from sparsedp.penalties import L1, L2
 from sparsedp.solvers import dp_sgd
-from sparsedp.solvers._dp_sgd import FRAME_MULTIPLIER, _poisson_threshold, frame_schedule
+from sparsedp.solvers._dp_sgd import FRAME_MULTIPLIER, frame_schedule
 from sparsedp.solvers._release import WalkRelease
 
 from .common import datafit_problem, dorothea_like
@@ -31,7 +32,7 @@ class _Kernel:
         self.norms = np.sqrt(np.asarray(Xr.multiply(Xr).sum(axis=1)).ravel())
         self.loss = kernel_id(self.datafit)
         self.steps, self.l1, self.l2 = steps, l1, l2
-        self.threshold, self.all_rows = _poisson_threshold(1.0 / self.n)
+        self.batches = Batches(self.n, 1.0 / self.n)
         self.prox_step = STEP_SIZE / SMOOTHNESS
         self.step = self.prox_step  # batch 1
         self.generator = np.random.default_rng(0)
@@ -40,7 +41,7 @@ class _Kernel:
         """The integer frame's schedule and the release's inverse grid (no penalty or L2)."""
         shrink = 1.0 / (1.0 + self.prox_step * self.l2)
         phi, mult, start, walk_index, halve, bounds = frame_schedule(self.steps, shrink)
-        release = WalkRelease(Z, self.n, self.p, CLIP, self.steps + 1,
+        release = WalkRelease(Z, self.batches.max_size, self.p, CLIP, self.steps + 1,
                               data_multipliers=bounds)
         scale = (self.step * release.grid / FRAME_MULTIPLIER * phi if shrink != 1.0
                  else self.step * release.grid * phi)
@@ -48,19 +49,19 @@ class _Kernel:
 
     def run_lazy(self, schedule, inv_grid, lazy):
         U = np.zeros(self.p, dtype=np.int64)
-        sgd_lazy(*self.rows, self.y, self.norms, self.loss, CLIP, U, self.steps,
-                 self.threshold, self.all_rows, 0, schedule, inv_grid, lazy, self.generator)
+        sgd_lazy(*self.rows, self.y, self.norms, self.loss, CLIP, U, self.steps, self.batches,
+                 schedule, inv_grid, lazy, self.generator)
 
     def eager(self):
         """The float kernel's integer noise and grid (any elastic net)."""
-        release = WalkRelease(Z, self.n, self.p, CLIP, self.steps + 1)
+        release = WalkRelease(Z, self.batches.max_size, self.p, CLIP, self.steps + 1)
         return IntegerNoise("gaussian", float(release.scales[0])), release.grid, release.inv_grid
 
     def run_eager(self, noise, grid, inv_grid):
         w = np.zeros(self.p)
         sgd_eager(*self.rows, self.y, self.norms, self.loss, CLIP, w, self.steps, self.step,
-                  self.prox_step, self.l1, self.l2, self.threshold, self.all_rows, 0, noise,
-                  grid, inv_grid, 0.0, self.generator)
+                  self.prox_step, self.l1, self.l2, self.batches, noise, grid, inv_grid, 0.0,
+                  self.generator)
 
 
 class DPSGDEpoch:
