@@ -76,7 +76,6 @@ def test_walk_release_sensitivity_and_scales():
     np.testing.assert_allclose(r.scales, 1.5 * r.sensitivity_int * np.array([4096, 4300]))
     assert r.grid == pytest.approx(2.0 * r.rho / r.points)
     assert r.noise_sd == pytest.approx(1.5 * 2.0 * (1 + 100 / r.points), rel=1e-6)
-    digits = ((5000).bit_length() + 1) // 2  # base-4 digits
-    assert r.scales.max() * math.sqrt(3 * 4 ** (digits - 1)) < 2.0 ** 40
+    assert r.scales.max() * math.sqrt(15 * 16 ** 3) < 2.0 ** 40  # 5000 < 16**4: 4 digits
     with pytest.raises(ValueError, match="too large"):
         WalkRelease(1e9, 10, 10, 1.0, 5000)

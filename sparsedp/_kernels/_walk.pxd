@@ -9,12 +9,13 @@ cdef extern from "numpy/random/distributions.h":
                                    uint64_t mask, bint use_masked) noexcept nogil
 
 cdef enum:
-    WALK_DIGIT_BITS = 2             # sums are drawn digit by digit in base 4
-    WALK_DIGITS = 20                # sums of up to 4**20 - 1 steps
-    WALK_TABLES = 60                # (4 - 1) tables per digit
+    WALK_DIGIT_BITS = 4             # sums are drawn digit by digit in base 16
+    WALK_DIGIT_MASK = 15
+    WALK_DIGITS = 10                # sums of up to 16**10 - 1 steps
+    WALK_TABLES = 150               # 15 tables per digit
 
 ctypedef struct Walk:
-    int digits                      # tables[3 i + d - 1]: scale * sqrt(d 4**i), d = 1, 2, 3
+    int digits                      # tables[15 i + d - 1]: scale * sqrt(d 16**i), d = 1 .. 15
     const NoiseTable* tables[WALK_TABLES]
 
 
@@ -47,18 +48,18 @@ cdef inline int64_t walk_draw(const NoiseTable* table, bitgen_t* rng) noexcept n
         return (k ^ -neg) + neg
 
 
-# The sum of k steps of the walk (0 <= k < 4**digits): one draw per nonzero
-# base-4 digit d of k at position i, from the table of scale
-# ``scale * sqrt(d 4**i)``.  The caller holds the generator's lock.
+# The sum of k steps of the walk (0 <= k < 16**digits): one draw per nonzero
+# base-16 digit d of k at position i, from the table of scale
+# ``scale * sqrt(d 16**i)``.  The caller holds the generator's lock.
 cdef inline int64_t walk_sum(const Walk* walk, bitgen_t* rng, int64_t k) noexcept nogil:
     cdef int64_t total = 0, d
     cdef int base = 0
     while k:
-        d = k & 3
+        d = k & WALK_DIGIT_MASK
         if d:
             total += walk_draw(walk.tables[base + d - 1], rng)
         k >>= WALK_DIGIT_BITS
-        base += 3
+        base += WALK_DIGIT_MASK
     return total
 
 

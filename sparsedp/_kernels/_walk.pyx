@@ -4,9 +4,9 @@ A solver that adds independent noise ``J_1, J_2, ...`` (each ``round(t N)``,
 the integer law of :mod:`sparsedp._kernels._noise`) to a coordinate it does not
 otherwise touch only needs their sum when it touches the coordinate again.
 :class:`GaussianWalk` draws the sum of ``k`` steps of this integer random walk
-at once: one draw per nonzero base-4 digit ``d`` of ``k`` at position ``i``, of the
-same integer law at scale ``t sqrt(d 4**i)`` (:func:`walk_sum`; about 2.6 draws
-for a sum of 100 steps, 3.6 in base 2).  The state stays an exact integer, so a
+at once: one draw per nonzero base-16 digit ``d`` of ``k`` at position ``i``, of
+the same integer law at scale ``t sqrt(d 16**i)`` (:func:`walk_sum`; at most 2
+draws for a sum of up to 255 steps, 3.6 on average in base 2 at 100 steps).  The state stays an exact integer, so a
 coordinate's value is the same function of its integer state whether it was
 updated every step or caught up lazily, and the catch-up carries no data.
 
@@ -39,7 +39,7 @@ from ._random cimport generator_bitgen
 
 import numpy as np
 
-__all__ = ["GaussianWalk", "LATTICE_CONSTANT", "MAX_TABLE_SCALE"]
+__all__ = ["GaussianWalk", "LATTICE_CONSTANT", "MAX_TABLE_SCALE", "top_spread", "walk_digits"]
 
 #: ``eta_lat = LATTICE_CONSTANT / t^2``: 38^2 / 24 (the sampler's cut-off at 38 t),
 #: rounded up
@@ -50,6 +50,16 @@ MAX_TABLE_SCALE = 2.0 ** 40
 TAIL_TV = 1e-300
 
 
+def walk_digits(max_steps):
+    """Base-16 digits of the largest sum (at least 1)."""
+    return max(1, (int(max_steps).bit_length() + 3) // 4)
+
+
+def top_spread(max_steps):
+    """The largest table's variance over the step's: ``15 * 16**(digits - 1)``."""
+    return 15.0 * 16.0 ** (walk_digits(max_steps) - 1)
+
+
 cdef class GaussianWalk:
     """The integer random walk with steps ``round(scale N)``, drawable lazily.
 
@@ -58,8 +68,8 @@ cdef class GaussianWalk:
     scale : float
         t, the steps' scale in grid units (at least ``MIN_SCALE``).
     max_steps : int
-        The largest number of steps summed at once; ``scale * sqrt(3 * 4**(D - 1))``
-        must stay below ``2**40`` for ``D`` the number of base-4 digits of ``max_steps``.
+        The largest number of steps summed at once; ``scale * sqrt(top_spread(max_steps))``
+        must stay below ``2**40``.
 
     Attributes
     ----------
@@ -70,20 +80,20 @@ cdef class GaussianWalk:
     def __cinit__(self, double scale, int64_t max_steps):
         if max_steps < 1:
             raise ValueError(f"max_steps must be >= 1, got {max_steps}")
-        cdef int digits = (int(max_steps).bit_length() + 1) // 2
+        cdef int digits = walk_digits(max_steps)
         if digits > WALK_DIGITS:
-            raise ValueError(f"max_steps = {max_steps} is too large (at most 4**{WALK_DIGITS} - 1)")
-        top = scale * math.sqrt(3.0 * 4.0 ** (digits - 1))
+            raise ValueError(f"max_steps = {max_steps} is too large (at most 16**{WALK_DIGITS} - 1)")
+        top = scale * math.sqrt(top_spread(max_steps))
         if not top < MAX_TABLE_SCALE:
             raise ValueError(
                 f"a walk of scale {scale:.6g} over {max_steps} steps needs a table of scale "
                 f"{top:.3g}, above the sampler's 2**40")
         self.scale, self.max_steps = scale, max_steps
-        self._noises = [IntegerNoise("gaussian", scale * math.sqrt(d * 4.0 ** i))
-                        for i in range(digits) for d in (1, 2, 3)]
+        self._noises = [IntegerNoise("gaussian", scale * math.sqrt(d * 16.0 ** i))
+                        for i in range(digits) for d in range(1, 16)]
         self.walk.digits = digits
         cdef IntegerNoise noise
-        for b in range(3 * digits):
+        for b in range(len(self._noises)):
             noise = self._noises[b]
             self.walk.tables[b] = &noise.table
         self.table_eta = max(n.eta for n in self._noises)

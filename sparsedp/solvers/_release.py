@@ -79,9 +79,10 @@ class GridRelease:
         self.raw = active("raw_float_noise")
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=48)
 def _walk(scale, max_steps):
-    """A GaussianWalk (cached: its tables take about 0.5 ms each to build)."""
+    """A GaussianWalk (cached: its tables take about 0.5 ms each to build, 15 per
+    base-16 digit; about 2 MB a walk over 10**5 steps)."""
     from .._kernels._walk import GaussianWalk
     return GaussianWalk(scale, max_steps)
 
@@ -135,15 +136,14 @@ class WalkRelease:
     """
 
     def __init__(self, multiplier, n_terms, dim, sensitivity, max_steps, data_multipliers=(1,)):
-        from .._kernels._walk import MAX_TABLE_SCALE
+        from .._kernels._walk import MAX_TABLE_SCALE, top_spread
         from .._kernels._noise import GRID_POINTS, float_sum_factor
         z = multiplier / 2.0 if active("noise_halved") else multiplier
         self.multiplier = multiplier
         multipliers = [int(m) for m in data_multipliers]
-        digits = (int(max_steps).bit_length() + 1) // 2  # base 4 (GaussianWalk)
-        spread = max(multipliers) * math.sqrt(3.0 * 4.0 ** (digits - 1))
+        spread = max(multipliers) * math.sqrt(top_spread(max_steps))
         extra = math.ceil(math.sqrt(dim))
-        # the largest power of two S with z (S + extra) M_max sqrt(3 4**(D-1)) below 2**40
+        # the largest power of two S with z (S + extra) M_max sqrt(top_spread) below 2**40
         budget = MAX_TABLE_SCALE * (1.0 - 2.0 ** -20) / (z * spread) - extra
         if not budget >= GRID_POINTS:
             raise ValueError(
