@@ -468,6 +468,13 @@ def _memoised(fn):
     return call
 
 
+def batch_claim(z, q, steps):
+    """The epsilon at DELTA of ``steps`` Gaussian releases of multiplier z on Poisson
+    batches of rate q (rate 1: the Gaussian mechanism, exactly)."""
+    return (gdp_epsilon(math.sqrt(steps) / z, DELTA) if q == 1.0
+            else sampled_gaussian_epsilon_pld(z, q, steps, DELTA))
+
+
 @contextlib.contextmanager
 def cached_dp_sgd_setup(enabled=True):
     """Memoise dp_sgd's set-up: the walks ``GaussianWalk(scale, max_steps)`` and the
@@ -538,8 +545,7 @@ def dp_sgd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SGD
         out.append(np.concatenate(chunks)[:n_samples])
     z = max(zs)
     q = batch / n
-    claim = (gdp_epsilon(math.sqrt(steps) / z, DELTA) if q == 1.0
-             else sampled_gaussian_epsilon_pld(z, q, steps, DELTA))
+    claim = batch_claim(z, q, steps)
     what = "step release" if steps == 1 else f"final iterate after {steps} steps"
     return Samples(out[0], out[1], claim, DELTA,
                    f"DP-SGD {what} ({path}, Gaussian, z = {z:.4g}, "
@@ -655,8 +661,7 @@ def dp_scd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SCD
         out.append(np.concatenate(chunks)[:n_samples])
     z = max(zs) * (math.sqrt(2.0) if noise_alpha else 1.0)  # the noise on v
     q = batch / n
-    claim = (gdp_epsilon(math.sqrt(steps) / z, DELTA) if q == 1.0
-             else sampled_gaussian_epsilon_pld(z, q, steps, DELTA))
+    claim = batch_claim(z, q, steps)
     what = "release of v" if steps == 1 else f"v after {steps} steps"
     return Samples(out[0], out[1], claim, DELTA,
                    f"DP-SCD {what} ({path}, Gaussian, z = {z:.4g}, "

@@ -47,6 +47,7 @@ from sparsedp.solvers import dp_scd
 
 FAMILY = "dp_scd"
 
+
 @pytest.mark.parametrize("a, long", params(FAMILY))
 def test_statistical(a, long):
     """Threshold events on the released value: eps_lb <= the claim of one release."""
