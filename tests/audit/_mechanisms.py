@@ -46,6 +46,7 @@ import scipy.sparse as sp
 
 from sparsedp._planted import planted
 from sparsedp.accounting import calibrate_gaussian, gdp_epsilon
+from sparsedp.privacy.pld import sampled_gaussian_epsilon_pld
 from sparsedp.datafits import Squared
 from sparsedp.solvers import dp_cd, dp_gcd
 
@@ -517,7 +518,6 @@ def dp_sgd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SGD
     run's z (below the RDP accountant's, which calibrated z).
     """
     import time
-    from sparsedp.privacy.pld import sampled_gaussian_epsilon_pld
     from sparsedp.solvers import dp_sgd
     t0 = time.perf_counter()
     penalty, lazy = SGD_PATHS[path]
@@ -631,7 +631,6 @@ def dp_scd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SCD
     by the RDP of sampling without replacement, which is looser).
     """
     import time
-    from sparsedp.privacy.pld import sampled_gaussian_epsilon_pld
     from sparsedp.solvers import dp_scd
     t0 = time.perf_counter()
     lazy, noise_alpha = SCD_PATHS[path]
