@@ -105,7 +105,8 @@ def objective(X, y, datafit, penalty, coef):
     return datafit.value(X @ coef, y) + penalty.value(coef)
 
 
-def evaluate(solver, X, y, datafit, penalty, f_star, passes, params, seeds, scd_batch):
+def evaluate(solver, X, y, datafit, penalty, f_star, passes, params, seeds, scd_batch,
+             sgd_sampling="poisson"):
     """Relative errors of ``solver`` with ``params`` on each seed."""
     warnings.simplefilter("ignore", PrivacyLeakWarning)  # stated in the docstring
     fit = getattr(sparsedp.solvers, solver)
@@ -115,6 +116,8 @@ def evaluate(solver, X, y, datafit, penalty, f_star, passes, params, seeds, scd_
         kwargs["averaging"] = False  # the paper's last iterate
     elif solver == "dp_scd":
         kwargs["batch_size"] = scd_batch
+    elif solver == "dp_sgd":
+        kwargs["sampling"] = sgd_sampling
     errors = []
     for seed in seeds:
         res = fit(X, y, datafit, penalty, random_state=seed, **kwargs)
@@ -122,13 +125,14 @@ def evaluate(solver, X, y, datafit, penalty, f_star, passes, params, seeds, scd_
     return errors
 
 
-def tune(solver, problem, passes, quick, n_runs, jobs, scd_batch, n_clips=None):
+def tune(solver, problem, passes, quick, n_runs, jobs, scd_batch, n_clips=None,
+         sgd_sampling="poisson"):
     """(best mean, its std, best params) over the grid, each point on seeds 0..n_runs-1."""
     name, X, y, datafit, penalty, f_star = problem
     points = grid(solver, quick, n_clips)
     results = Parallel(n_jobs=jobs)(
         delayed(evaluate)(solver, X, y, datafit, penalty, f_star, passes, params,
-                          range(n_runs), scd_batch) for params in points)
+                          range(n_runs), scd_batch, sgd_sampling) for params in points)
     means = np.array([np.mean(r) for r in results])
     best = int(np.argmin(means))
     return float(means[best]), float(np.std(results[best])), points[best]
@@ -154,6 +158,9 @@ def main(argv=None):
     parser.add_argument("--electricity-lambda", type=float, default=None,
                         help="L2 strength on Electricity (default 1/n)")
     parser.add_argument("--scd-batch", type=int, default=1, help="DP-SCD mini-batch size")
+    parser.add_argument("--sgd-sampling", choices=["poisson", "fixed"], default="poisson",
+                        help="DP-SGD's batches: Poisson (PLD) or fixed size (RDP without "
+                             "replacement)")
     parser.add_argument("--clips", type=int, default=None,
                         help="number of clipping thresholds (default: 100, --quick 10)")
     args = parser.parse_args(argv)
@@ -185,7 +192,8 @@ def main(argv=None):
             for passes in args.passes:
                 t0 = time.perf_counter()
                 mean, std, best = tune(solver, problem, passes, args.quick, n_runs,
-                                       args.jobs, args.scd_batch, args.clips)
+                                       args.jobs, args.scd_batch, args.clips,
+                                       args.sgd_sampling)
                 chosen = ", ".join(f"{k} {v:.3g}" for k, v in best.items())
                 print(f"  {label} {passes:>2} passes: {mean:.4f} +- {std:.1e} ({chosen}) "
                       f"[{time.perf_counter() - t0:.0f} s]", flush=True)
