@@ -683,3 +683,19 @@ def test_fixed_size_batches_report_rdp_replace_one_above_the_poisson_pld(q, z, s
     assert eps == pytest.approx(
         rdp_to_dp(DEFAULT_ORDERS, steps * rdp_sampled_gaussian_wor(z, q), 1e-6), rel=1e-9)
     assert eps >= sampled_gaussian_epsilon_pld(z, q, steps, 1e-6)
+
+
+@pytest.mark.parametrize("z, q", [(1.0, 1e-4), (0.8, 1 / 800), (2.0, 0.01), (5.0, 0.3)])
+def test_rdp_sampled_gaussian_rounds_up_at_integer_orders(z, q):
+    """log A at integer orders is never below its 50-digit value (the float error is added)."""
+    mpmath = pytest.importorskip("mpmath")
+    mpmath.mp.dps = 50
+    orders = np.array([2.0, 3.0, 8.0, 32.0, 128.0, 256.0])
+    ours = rdp_sampled_gaussian(z, q, orders)
+    for a, r in zip(orders.astype(int), ours):
+        qq, zz = mpmath.mpf(q), mpmath.mpf(z)
+        total = mpmath.fsum(mpmath.binomial(a, k) * qq ** k * (1 - qq) ** (a - k)
+                            * mpmath.e ** ((k * k - k) / (2 * zz * zz)) for k in range(a + 1))
+        exact = min(mpmath.log(total) / (a - 1), a / (2 * zz * zz))
+        assert r >= exact
+        assert r <= exact * (1 + 1e-6) + 1e-14

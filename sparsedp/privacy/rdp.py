@@ -193,6 +193,15 @@ class _SampledGaussianRDP:
             self.int_base = logc + k * logq + (alpha - k) * log1mq
             self.int_kk = k * k - k
             self.int_rep = np.repeat(np.arange(ints.size), lengths)
+            # an upper bound of the float error of log A (added: the bound rounds up):
+            # each term's pieces to 4 u of their magnitude (gammaln, products, sums),
+            # then the log-sum-exp of alpha + 1 terms ((alpha + 4) u)
+            size = (special.gammaln(alpha + 1) + special.gammaln(k + 1)
+                    + special.gammaln(alpha - k + 1) + np.abs(k * logq)
+                    + np.abs((alpha - k) * log1mq))
+            self.int_err_base = np.maximum.reduceat(size, self.starts)
+            self.int_err_kk = np.maximum.reduceat(self.int_kk, self.starts)
+            self.int_err_n = ints + 4.0
         self._frac_cache = {}
 
     def _frac_tables(self, n_terms):
@@ -213,7 +222,9 @@ class _SampledGaussianRDP:
             vals = self.int_base + self.int_kk * inv
             m = np.maximum.reduceat(vals, self.starts)
             s = np.add.reduceat(np.exp(vals - m[self.int_rep]), self.starts)
-            out[self.int_idx] = m + np.log(s)
+            u = 2.0 ** -53
+            err = 4.0 * u * (self.int_err_base + self.int_err_kk * inv) + self.int_err_n * u
+            out[self.int_idx] = m + np.log(s) + err
         if self.frac_idx.size:
             z0 = z * z * (math.log(1.0 / self.q - 1.0) if self.q < 1 else -math.inf) + 0.5
             res = None
