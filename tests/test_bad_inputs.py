@@ -14,8 +14,8 @@ import scipy.sparse as sp
 from problems import make_sparse_problem
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.datasets import load_dorothea, normalize_rows
-from sparsedp.penalties import L1
-from sparsedp.solvers import calibrate_dp_gcd, dp_cd, dp_gcd, exact
+from sparsedp.penalties import L1, L2
+from sparsedp.solvers import calibrate_dp_gcd, dp_cd, dp_gcd, dp_scd, dp_sgd, exact
 
 X0, Y0 = make_sparse_problem(n=20, p=10)
 M0 = np.ones(10)
@@ -182,3 +182,38 @@ def test_load_dorothea_reads_a_small_file(tmp_path):
     _write(folder / "dorothea_train.data.gz", "1 5\n2\n")
     X, y = load_dorothea(home=tmp_path)
     assert X.shape == (2, 100_000) and X.nnz == 3 and y.tolist() == [1.0, -1.0]
+
+
+# DP-SGD and DP-SCD: the same bad data and budgets (DP-SCD's penalty must be L2)
+BATCH_SOLVERS = {
+    "dp_sgd": (dp_sgd, dict(epsilon=1.0, delta=1e-5, passes=1, clip=1.0, smoothness=1.0,
+                            random_state=0), L1(0.1)),
+    "dp_scd": (dp_scd, dict(epsilon=1.0, delta=1e-5, passes=1, clip=1.0, batch_size=2,
+                            random_state=0), L2(0.1)),
+}
+BATCH_BUDGET_CASES = [case for case in BUDGET_CASES
+                      if case[0] in ("epsilon", "delta", "clip", "random_state", "trace")]
+
+
+@pytest.mark.parametrize("solver", BATCH_SOLVERS)
+@pytest.mark.parametrize("case", range(9))
+def test_batch_solvers_reject_bad_data(solver, case):
+    fit, kwargs, penalty = BATCH_SOLVERS[solver]
+    X, y, error, match = _bad_data()[case]
+    with pytest.raises(error, match=match):
+        fit(X, y, Squared(), penalty, **kwargs)
+
+
+@pytest.mark.parametrize("solver", BATCH_SOLVERS)
+@pytest.mark.parametrize("name,value,error,match", BATCH_BUDGET_CASES)
+def test_batch_solvers_reject_bad_budget(solver, name, value, error, match):
+    fit, kwargs, penalty = BATCH_SOLVERS[solver]
+    with pytest.raises(error, match=match):
+        fit(X0, Y0, Squared(), penalty, **{**kwargs, name: value})
+
+
+@pytest.mark.parametrize("solver", BATCH_SOLVERS)
+def test_batch_solvers_labels_outside_the_loss_domain(solver):
+    fit, kwargs, penalty = BATCH_SOLVERS[solver]
+    with pytest.raises(ValueError, match=r"labels in \{-1, \+1\}"):
+        fit(X0, Y0, Logistic(), penalty, **kwargs)
