@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from .._validation import (check_bool, check_privacy_budget, check_random_state,
                            check_real, check_X_y)
@@ -34,7 +35,7 @@ from ._result import NonPrivateDiagnostics, Result
 from ._smoothness import clip_thresholds, resolve_smoothness
 
 __all__ = ["Problem", "check_problem", "Budget", "CoordinateConstants",
-           "coordinate_constants", "PrivateSolver", "KernelOutput", "result_of"]
+           "coordinate_constants", "PrivateSolver", "KernelOutput", "csr_rows", "result_of"]
 
 
 def check_datafit(datafit):
@@ -71,6 +72,19 @@ class Problem:
     def objective(self, w):
         """F(w) on the training data (non-private)."""
         return self.datafit.value(self.X @ w, self.y) + self.penalty.value(w)
+
+
+def csr_rows(X, index_dtype=np.int32):
+    """The rows of a canonical CSC ``X`` for the stochastic kernels, converted once:
+    ``(indptr (int64), indices (index_dtype), data (float64), row L2 norms)``."""
+    Xr = sp.csr_array(X)
+    Xr.sort_indices()
+    indptr = np.ascontiguousarray(Xr.indptr, dtype=np.int64)
+    indices = np.ascontiguousarray(Xr.indices, dtype=index_dtype)
+    data = np.ascontiguousarray(Xr.data, dtype=np.float64)
+    norms = np.sqrt(np.bincount(np.repeat(np.arange(X.shape[0]), np.diff(indptr)),
+                                weights=data ** 2, minlength=X.shape[0]))
+    return indptr, indices, data, norms
 
 
 def check_problem(X, y, datafit, penalty):

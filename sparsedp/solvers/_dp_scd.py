@@ -9,7 +9,6 @@ on the shared vector only (sensitivity C, docs/dp_scd.rst) and lazy noise.
 import math
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._kernels import kernel_id
 from .._kernels._dp_scd_fast import COORDINATE_DTYPE, dp_scd_finish, dp_scd_steps
@@ -20,7 +19,8 @@ from .._validation import (check_bool, check_integer, check_option, check_privac
 from ..datafits import Hinge, Logistic, Squared
 from ..penalties import L2
 from ..privacy import PrivacyLedger
-from ._base import Budget, KernelOutput, PrivateSolver, Problem, _after_slack, result_of
+from ._base import (Budget, KernelOutput, PrivateSolver, Problem, _after_slack, csr_rows,
+                    result_of)
 from ._dp_cd import split_generator
 from ._release import (RESERVED_STEP_ETA, WalkRelease, calibrate_batches, record_walk_slack,
                        walk_slack)
@@ -100,13 +100,7 @@ class DPSCD(PrivateSolver):
         X, y, datafit = problem.X, problem.y, problem.datafit
         n, p = problem.n, problem.p
         lam_n = problem.penalty.alpha * n
-        Xr = sp.csr_array(X)
-        Xr.sort_indices()
-        data = np.ascontiguousarray(Xr.data, dtype=np.float64)
-        indices = np.ascontiguousarray(Xr.indices, dtype=np.int64)
-        indptr = np.ascontiguousarray(Xr.indptr, dtype=np.int64)
-        row_norms = np.sqrt(np.bincount(np.repeat(np.arange(n), np.diff(indptr)),
-                                        weights=data ** 2, minlength=n))
+        indptr, indices, data, row_norms = csr_rows(X, np.int64)
         alpha = np.zeros(n)
         state = np.zeros(p, dtype=COORDINATE_DTYPE)
         zetas = np.zeros(n)

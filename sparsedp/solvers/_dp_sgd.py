@@ -37,7 +37,7 @@ from .._validation import (check_bool, check_integer, check_option, check_privac
                            check_random_state, check_real)
 from ..exceptions import PrivacyLeakWarning
 from ..privacy import PrivacyLedger
-from ._base import Budget, KernelOutput, _after_slack, check_problem, result_of
+from ._base import Budget, KernelOutput, _after_slack, check_problem, csr_rows, result_of
 from ._release import (RESERVED_STEP_ETA, WalkRelease, calibrate_batches, record_walk_slack,
                        walk_slack)
 
@@ -48,16 +48,6 @@ SAMPLINGS = ("poisson", "fixed")
 FRAME_MULTIPLIER = 2 ** 12
 #: walks per halving of the L2 frame: the noise is at most 2**(1/16) (4.4%) above z
 FRAME_RUNGS = 16
-
-
-def _rows(problem):
-    """The CSR arrays of X (int64 row pointers, int32 columns), row norms."""
-    Xr = problem.X.tocsr()
-    indptr = np.ascontiguousarray(Xr.indptr, dtype=np.int64)
-    indices = np.ascontiguousarray(Xr.indices, dtype=np.int32)
-    data = np.ascontiguousarray(Xr.data, dtype=np.float64)
-    norms = np.sqrt(np.asarray(Xr.multiply(Xr).sum(axis=1)).ravel())
-    return indptr, indices, data, norms
 
 
 def global_smoothness(X, datafit):
@@ -155,7 +145,7 @@ class DPSGD:
             if release.step_eta > RESERVED_STEP_ETA:
                 raise RuntimeError("walk tables coarser than the reserved slack")
         kernel_clip = math.inf if active("no_clipping") else clip
-        indptr, indices, data, norms = _rows(problem)
+        indptr, indices, data, norms = csr_rows(problem.X)
         every = max(1, int(round(n / batch_size))) if trace else 0
         records = np.zeros((int(steps // every) if trace else 0, p))
         loss = kernel_id(problem.datafit)
