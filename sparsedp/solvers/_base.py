@@ -35,7 +35,8 @@ from ._result import NonPrivateDiagnostics, Result
 from ._smoothness import clip_thresholds, resolve_smoothness
 
 __all__ = ["Problem", "check_problem", "Budget", "CoordinateConstants",
-           "coordinate_constants", "PrivateSolver", "KernelOutput", "csr_rows", "result_of"]
+           "coordinate_constants", "PrivateSolver", "KernelOutput", "check_clip", "csr_rows",
+           "result_of"]
 
 
 def check_datafit(datafit):
@@ -72,6 +73,15 @@ class Problem:
     def objective(self, w):
         """F(w) on the training data (non-private)."""
         return self.datafit.value(self.X @ w, self.y) + self.penalty.value(w)
+
+
+def check_clip(clip, epsilon):
+    """``clip`` > 0; infinite only without noise (epsilon = inf)."""
+    clip = check_real(clip, "clip", allow_inf=True)
+    if math.isinf(clip) and math.isfinite(epsilon):
+        raise ValueError("clip=inf leaves the sensitivity unbounded: a finite clip is required "
+                         "when epsilon is finite")
+    return clip
 
 
 def csr_rows(X, index_dtype=np.int32):
@@ -205,11 +215,7 @@ class PrivateSolver:
         """Run the steps in order (module docstring) and return the Result."""
         problem = check_problem(X, y, datafit, penalty)
         epsilon, delta = check_privacy_budget(epsilon, delta)
-        clip = check_real(clip, "clip", allow_inf=True)
-        if math.isinf(clip) and math.isfinite(epsilon):
-            raise ValueError(
-                "clip=inf leaves the gradient's sensitivity unbounded: a finite clip is "
-                "required when epsilon is finite")
+        clip = check_clip(clip, epsilon)
         step_size = check_real(step_size, "step_size")
         trace = check_bool(trace, "trace")
         diagnostics = check_bool(diagnostics, "diagnostics")

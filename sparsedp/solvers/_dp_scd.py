@@ -19,8 +19,8 @@ from .._validation import (check_bool, check_integer, check_option, check_privac
 from ..datafits import Hinge, Logistic, Squared
 from ..penalties import L2
 from ..privacy import PrivacyLedger
-from ._base import (Budget, KernelOutput, PrivateSolver, Problem, _after_slack, csr_rows,
-                    result_of)
+from ._base import (Budget, KernelOutput, PrivateSolver, Problem, _after_slack, check_clip,
+                    csr_rows, result_of)
 from ._dp_cd import split_generator
 from ._release import (RESERVED_STEP_ETA, WalkRelease, calibrate_batches, record_walk_slack,
                        walk_slack)
@@ -156,10 +156,7 @@ class DPSCD(PrivateSolver):
         """Validate, reserve the samplers' slack, calibrate, run, return the Result."""
         problem = check_dual_problem(X, y, datafit, penalty)
         epsilon, delta = check_privacy_budget(epsilon, delta)
-        clip = check_real(clip, "clip", allow_inf=True)
-        if math.isinf(clip) and math.isfinite(epsilon):
-            raise ValueError("clip=inf leaves the update's sensitivity unbounded: a finite "
-                             "clip is required when epsilon is finite")
+        clip = check_clip(clip, epsilon)
         trace = check_bool(trace, "trace")
         diagnostics = check_bool(diagnostics, "diagnostics")
         options = self.check_options(problem, **options)

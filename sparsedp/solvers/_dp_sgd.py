@@ -37,7 +37,8 @@ from .._validation import (check_bool, check_integer, check_option, check_privac
                            check_random_state, check_real)
 from ..exceptions import PrivacyLeakWarning
 from ..privacy import PrivacyLedger
-from ._base import Budget, KernelOutput, _after_slack, check_problem, csr_rows, result_of
+from ._base import (Budget, KernelOutput, _after_slack, check_clip, check_problem, csr_rows,
+                    result_of)
 from ._release import (RESERVED_STEP_ETA, WalkRelease, calibrate_batches, record_walk_slack,
                        walk_slack)
 
@@ -101,10 +102,7 @@ class DPSGD:
         epsilon, delta = check_privacy_budget(epsilon, delta)
         n, p = problem.n, problem.p
         passes = check_real(passes, "passes")
-        clip = check_real(clip, "clip", allow_inf=True)
-        if math.isinf(clip) and math.isfinite(epsilon):
-            raise ValueError("clip=inf leaves the gradient's sensitivity unbounded: a finite "
-                             "clip is required when epsilon is finite")
+        clip = check_clip(clip, epsilon)
         step_size = check_real(step_size, "step_size")
         batch_size = check_integer(batch_size, "batch_size", low=1, high=n)
         sampling = check_option(sampling, "sampling", SAMPLINGS)
