@@ -11,9 +11,13 @@ solvers
 privacy
     Mechanisms, accountants, calibration and the privacy ledger
     (``sparsedp.accounting`` is an alias of its public names).
+linear_model
+    scikit-learn estimators over the solvers (re-exported here).
 """
 from .exceptions import PrivacyLeakWarning
+from .linear_model import DPElasticNet, DPLasso, DPLinearSVC, DPLogisticRegression, DPRidge
 
 __version__ = "0.1.0"
 
-__all__ = ["PrivacyLeakWarning", "__version__"]
+__all__ = ["DPElasticNet", "DPLasso", "DPLinearSVC", "DPLogisticRegression", "DPRidge",
+           "PrivacyLeakWarning", "__version__"]

@@ -694,7 +694,7 @@ cdef class GreedyKernel:
                   double l1, double l2, rule, selection, double selection_scale,
                   gradient_release, IntegerNoise noise, grid, inv_grid, value_scales,
                   generator, Py_ssize_t refresh_every=1000,
-                  double refresh_work=4.0):
+                  double refresh_work=4.0, coef_init=None):
         check_loss(loss)
         if rule not in RULES:
             raise ValueError(f"rule must be one of {sorted(RULES)}, got {rule!r}")
@@ -720,7 +720,8 @@ cdef class GreedyKernel:
         self.noise = noise
         self.grid = np.ascontiguousarray(grid, dtype=np.float64)
         self.inv_grid = np.ascontiguousarray(inv_grid, dtype=np.float64)
-        self.w = np.zeros(self.p)
+        self.w = (np.zeros(self.p) if coef_init is None
+                  else np.array(coef_init, dtype=np.float64).reshape(self.p))
         self.margin = np.zeros(self.n)
         self.deriv = np.zeros(self.n)
         self.G = np.zeros(self.p)

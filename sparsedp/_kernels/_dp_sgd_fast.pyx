@@ -23,7 +23,7 @@ Two kernels:
   order.  With ``lazy=False`` every coordinate is caught up every step: the same
   integers in law (the eager reference of the tests).  O(nnz of the batch) a step.
 """
-from libc.math cimport INFINITY, fabs, rint, sqrt
+from libc.math cimport INFINITY, fabs, pow, rint, sqrt
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from numpy.random cimport bitgen_t
 
@@ -193,12 +193,14 @@ cdef inline int64_t catch_up(int64_t u, int64_t since, int64_t until, const int6
 def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double[::1] data,
              const double[::1] y, const double[::1] norms, int loss, double clip,
              int64_t[::1] U, int64_t steps, Batches batches, Schedule schedule, double inv_grid, bint lazy, generator,
-             double[:, ::1] trace=None, int64_t trace_every=0):
+             double[:, ::1] trace=None, int64_t trace_every=0, init=None, double shrink=1.0):
     """``steps`` DP-SGD steps on the integer frame ``U`` (in place), caught up at the end.
 
     ``w = schedule.scale[steps] * U`` afterwards.  ``trace`` (optional) receives
     ``s(t) U`` every ``trace_every`` steps (all coordinates caught up first:
-    the same law, other draws).
+    the same law, other draws).  ``init`` (a public starting point w0, optional):
+    the iterate is then ``s(t) U + shrink**t w0`` (the L2 prox scales both parts
+    alike, the steps go to U), and the result ``s(T) U + shrink**T w0``.
     """
     check_loss(loss)
     cdef Rows X = make_rows(indptr, indices, data, y, norms, loss, clip)
@@ -233,6 +235,17 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
     cdef bitgen_t* rng = generator_bitgen(generator)
     cdef int64_t t, a, i, k, j, m, n_touched, work = 0, traced = 0, cur = 0
     cdef double z, coef, s_t
+    cdef bint has_init = init is not None
+    cdef double[::1] w0 = np.zeros(p) if init is None else np.ascontiguousarray(init, dtype=np.float64)
+    cdef double[::1] init_margins = np.zeros(max(n, 1))  # x_i . w0
+    if has_init:
+        if w0.shape[0] != p:
+            raise ValueError("init must have one entry per feature")
+        for i in range(n):
+            z = 0.0
+            for k in range(X.indptr[i], X.indptr[i + 1]):
+                z += X.data[k] * w0[X.indices[k]]
+            init_margins[i] = z
     with generator.bit_generator.lock, nogil:
         for t in range(steps):
             while start[cur + 1] <= t:
@@ -257,6 +270,8 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
                 for k in range(X.indptr[i], X.indptr[i + 1]):
                     z += X.data[k] * <double> U[X.indices[k]]
                 margins[a] = z * s_t
+                if has_init:
+                    margins[a] += pow(shrink, <double> t) * init_margins[i]
             for a in range(size):
                 i = rows[a]
                 coef = clipped_coefficient(&X, i, margins[a])
@@ -282,6 +297,8 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
                                     &halve[0], n_segments, walks, rng, &seg[j])
                     last[j] = t + 1
                     trace[traced, j] = scale[t + 1] * <double> U[j]
+                    if has_init:
+                        trace[traced, j] += pow(shrink, <double> (t + 1)) * w0[j]
                 traced += 1
             if work >= SIGNAL_CHECK_WORK:
                 work = 0

@@ -35,7 +35,7 @@ from ._result import NonPrivateDiagnostics, Result
 from ._smoothness import clip_thresholds, resolve_smoothness
 
 __all__ = ["Problem", "check_problem", "Budget", "CoordinateConstants",
-           "coordinate_constants", "PrivateSolver", "KernelOutput", "check_clip", "csr_rows",
+           "coordinate_constants", "PrivateSolver", "KernelOutput", "check_clip", "check_coef_init", "csr_rows",
            "result_of"]
 
 
@@ -73,6 +73,22 @@ class Problem:
     def objective(self, w):
         """F(w) on the training data (non-private)."""
         return self.datafit.value(self.X @ w, self.y) + self.penalty.value(w)
+
+
+def check_coef_init(coef_init, p):
+    """None, or the starting point as a new finite float64 array of shape (p,).
+
+    The starting point is public (a user's choice, or the private output of an
+    earlier fit): starting from it is post-processing of what it reveals.
+    """
+    if coef_init is None:
+        return None
+    w = np.array(coef_init, dtype=np.float64)
+    if w.shape != (p,):
+        raise ValueError(f"coef_init must have shape ({p},) (n_features), got {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise ValueError("coef_init contains NaN or infinite values")
+    return w
 
 
 def check_clip(clip, epsilon):
@@ -211,7 +227,7 @@ class PrivateSolver:
 
     def fit(self, X, y, datafit, penalty, *, epsilon, delta, clip, step_size, smoothness,
             feature_bounds, random_state, trace, diagnostics, smoothness_mechanism="laplace",
-            **options):
+            coef_init=None, **options):
         """Run the steps in order (module docstring) and return the Result."""
         problem = check_problem(X, y, datafit, penalty)
         epsilon, delta = check_privacy_budget(epsilon, delta)
@@ -220,6 +236,7 @@ class PrivateSolver:
         trace = check_bool(trace, "trace")
         diagnostics = check_bool(diagnostics, "diagnostics")
         options = self.check_options(problem, **options)
+        options["coef_init"] = check_coef_init(coef_init, problem.p)
         generator = check_random_state(random_state)
         ledger = PrivacyLedger(delta=delta)
 

@@ -73,7 +73,7 @@ class DPCD(PrivateSolver):
         else:
             mode, noise = "grid", release.noise
             grid, inv_grid = float(release.grid), float(release.inv_grid)
-        w = np.zeros(p)
+        w = np.zeros(p) if options["coef_init"] is None else options["coef_init"].copy()
         blocks = CoordinateBlocks(X, constants.steps, constants.thresholds, w)  # holds theta
         streams = RandomStreams(p, *split_generator(generator), selection=options["order"],
                                 noise=noise)
@@ -116,7 +116,7 @@ class DPCD(PrivateSolver):
 def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_size=1.0,
           outer=1, smoothness=None, feature_bounds=None, smoothness_mechanism="laplace",
           averaging=True, order="uniform", random_state=None, trace=False,
-          trace_every=1.0, diagnostics=False, selection=None):
+          trace_every=1.0, diagnostics=False, selection=None, coef_init=None):
     """Differentially private proximal randomized coordinate descent (DP-CD).
 
     Minimises ``F(w) = (1/n) sum_i loss(x_i . w, y_i) + penalty(w)`` under
@@ -179,6 +179,10 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         relative error 0.35 against 0.26 on fresh seeds).
     selection : deprecated
         The former name of ``order``.
+    coef_init : array of shape (n_features,), optional
+        The starting point (default 0).  Public: a user's choice or the output
+        of an earlier private fit (a warm start is post-processing of it, but
+        the two fits on the same data compose: add up their privacy reports).
     random_state : None, int, SeedSequence or numpy Generator
         Source of the coordinate choices and of the noise (reproducible).
     trace : bool, default=False
@@ -227,7 +231,7 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         step_size=step_size, smoothness=smoothness, feature_bounds=feature_bounds,
         smoothness_mechanism=smoothness_mechanism, random_state=random_state,
         trace=trace, diagnostics=diagnostics, passes=passes, outer=outer,
-        averaging=averaging, order=order, trace_every=trace_every)
+        averaging=averaging, order=order, trace_every=trace_every, coef_init=coef_init)
 
 
 def split_generator(generator):

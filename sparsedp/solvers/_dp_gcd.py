@@ -230,6 +230,7 @@ class DPGCD(PrivateSolver):
         C = constants.thresholds
         C_kernel = np.full(p, math.inf) if active("no_clipping") else C
         dead = live.size < p
+        init = options["coef_init"]
 
         def kept(a):
             return a[live] if dead else a
@@ -240,7 +241,8 @@ class DPGCD(PrivateSolver):
                               penalty.l1, penalty.l2, options["rule"], kernel_selection,
                               plan["scale"], release_mode, noise,
                               *(kept(a) for a in (grid, inv_grid, noise_scales)),
-                              generator, options["refresh_every"])
+                              generator, options["refresh_every"],
+                              coef_init=None if init is None else kept(init))
         tr = None
         if trace:
             values = [datafit.value(kernel.margins, y)]
@@ -255,7 +257,7 @@ class DPGCD(PrivateSolver):
             tr = {"iterations": np.arange(n_iter + 1), "objective": np.array(values)}
         else:
             selected, released = kernel.run(n_iter)
-        w = np.zeros(p)
+        w = np.zeros(p) if init is None else init.copy()  # an empty column never moves
         w[live] = kernel.coef
         info = {"epsilon0": plan["epsilon0"], "selection": plan["selection"],
                 "rule": options["rule"], "selection_scale": plan["scale"],
@@ -283,7 +285,7 @@ def _columns(X, columns):
 def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_size=1.0,
            rule="gs-r", selection=None, smoothness=None, feature_bounds=None,
            gradient_noise="laplace", random_state=None, trace=False,
-           refresh_every=1000, diagnostics=False):
+           refresh_every=1000, diagnostics=False, coef_init=None):
     """Differentially private (proximal) greedy coordinate descent (DP-GCD).
 
     Minimises ``F(w) = (1/n) sum_i loss(x_i . w, y_i) + penalty(w)`` under
@@ -348,6 +350,8 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
         diagnostic, computed on the training data without noise.
     refresh_every : int, default=1000
         Iterations between full recomputations of the incrementally kept gradient.
+    coef_init : array of shape (n_features,), optional
+        The starting point (default 0; public, as in :func:`dp_cd`).
     diagnostics : bool, default=False
         Also compute :class:`~sparsedp.solvers.NonPrivateDiagnostics`: the
         objective F at ``coef`` on the training data and the kernel's
@@ -388,4 +392,4 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
         step_size=step_size, smoothness=smoothness, feature_bounds=feature_bounds,
         random_state=random_state, trace=trace, diagnostics=diagnostics, n_iter=n_iter,
         rule=rule, selection=selection, gradient_noise=gradient_noise,
-        refresh_every=refresh_every)
+        refresh_every=refresh_every, coef_init=coef_init)

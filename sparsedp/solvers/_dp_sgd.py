@@ -37,7 +37,7 @@ from .._validation import (check_bool, check_integer, check_option, check_privac
                            check_random_state, check_real)
 from ..exceptions import PrivacyLeakWarning
 from ..privacy import PrivacyLedger
-from ._base import (Budget, KernelOutput, _after_slack, check_clip, check_problem, csr_rows,
+from ._base import (Budget, KernelOutput, _after_slack, check_clip, check_coef_init, check_problem, csr_rows,
                     result_of)
 from ._release import (RESERVED_STEP_ETA, WalkRelease, calibrate_batches, record_walk_slack,
                        walk_slack)
@@ -97,8 +97,10 @@ class DPSGD:
     """DP-SGD's steps in the skeleton's order (validate, slack, calibrate, kernel, result)."""
 
     def fit(self, X, y, datafit, penalty, *, epsilon, delta, passes, clip, step_size,
-            batch_size, sampling, smoothness, lazy, random_state, trace, diagnostics):
+            batch_size, sampling, smoothness, lazy, random_state, trace, diagnostics,
+            coef_init=None):
         problem = check_problem(X, y, datafit, penalty)
+        init = check_coef_init(coef_init, problem.p)
         epsilon, delta = check_privacy_budget(epsilon, delta)
         n, p = problem.n, problem.p
         passes = check_real(passes, "passes")
@@ -149,7 +151,7 @@ class DPSGD:
         loss = kernel_id(problem.datafit)
 
         if release is None:  # epsilon = inf: the same steps without noise, float iterate
-            w = np.zeros(p)
+            w = np.zeros(p) if init is None else init.copy()
             sgd_eager(indptr, indices, data, problem.y, norms, loss, kernel_clip, w, steps, step,
                       prox_step, l1, l2, batches, IntegerNoise("gaussian", 8192.0),
                       0.0, 0.0, -1.0, generator, records, every)  # raw_sd < 0: no noise
@@ -161,10 +163,12 @@ class DPSGD:
             release.check_range(steps, batches.max_size, int(mult.max()))
             sgd_lazy(indptr, indices, data, problem.y, norms, loss, kernel_clip, U, steps,
                      batches, schedule, release.inv_grid, lazy, generator,
-                     records, every)
+                     records, every, init, shrink)
             w = scale[steps] * U.astype(np.float64)
+            if init is not None:
+                w += shrink ** float(steps) * init
         else:
-            w = np.zeros(p)
+            w = np.zeros(p) if init is None else init.copy()
             noise = IntegerNoise("gaussian", float(release.scales[0]))
             sgd_eager(indptr, indices, data, problem.y, norms, loss, kernel_clip, w, steps, step,
                       prox_step, l1, l2, batches, noise, release.grid,
@@ -196,7 +200,7 @@ class DPSGD:
 
 def dp_sgd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_size=1.0,
            batch_size=1, sampling="poisson", smoothness=None, lazy="auto", random_state=None,
-           trace=False, diagnostics=False):
+           trace=False, diagnostics=False, coef_init=None):
     """Differentially private proximal SGD with per-sample clipping.
 
     Minimises ``datafit(X w, y) + penalty(w)`` with ``T = round(passes n / B)``
@@ -232,6 +236,8 @@ def dp_sgd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_si
     random_state : None, int or numpy.random.Generator
     trace, diagnostics : bool, default=False
         Non-private diagnostics (the trace records the iterate once per pass).
+    coef_init : array of shape (n_features,), optional
+        The starting point (default 0; public, as in :func:`dp_cd`).
 
     Returns
     -------
@@ -240,4 +246,4 @@ def dp_sgd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_si
     return DPSGD().fit(X, y, datafit, penalty, epsilon=epsilon, delta=delta, passes=passes,
                        clip=clip, step_size=step_size, batch_size=batch_size, sampling=sampling,
                        smoothness=smoothness, lazy=lazy, random_state=random_state, trace=trace,
-                       diagnostics=diagnostics)
+                       diagnostics=diagnostics, coef_init=coef_init)

@@ -1,0 +1,16 @@
+"""scikit-learn estimators over the private solvers.
+
+- :class:`DPLasso`, :class:`DPElasticNet`, :class:`DPRidge`: squared loss;
+- :class:`DPLogisticRegression`: logistic loss, penalty none / l1 / l2 / elasticnet;
+- :class:`DPLinearSVC`: squared hinge (primal solvers) or hinge (DP-SCD).
+
+Each is thin over :mod:`sparsedp.solvers` (the backend other libraries call
+directly); after ``fit``: ``coef_``, ``intercept_``, ``n_iter_``, ``classes_``
+(classifiers) and ``privacy_``, the report of what the fit spent.
+"""
+from ._base import DEFAULT_SOLVER_OPTIONS, choose_solver, default_delta
+from ._classification import DPLinearSVC, DPLogisticRegression
+from ._regression import DPElasticNet, DPLasso, DPRidge
+
+__all__ = ["DEFAULT_SOLVER_OPTIONS", "DPElasticNet", "DPLasso", "DPLinearSVC",
+           "DPLogisticRegression", "DPRidge", "choose_solver", "default_delta"]

@@ -1,0 +1,359 @@
+"""The common machinery of the private linear estimators.
+
+An estimator is thin over the functional API (:mod:`sparsedp.solvers`): it
+validates its parameters and the data, appends the public intercept column,
+picks the solver, maps its parameters to the solver's, and keeps the private
+output (``coef_``, ``intercept_``) and the privacy report (``privacy_``).
+Nothing here looks at the data beyond what the solvers account for.
+"""
+import math
+import numbers
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import (check_bool, check_integer, check_option, check_real,
+                           check_random_state)
+from ..penalties import L1, L2, ElasticNet
+from ..privacy import PrivacyLedger, calibrate_gaussian, gdp_epsilon
+from ..solvers import dp_cd, dp_gcd, dp_scd, dp_sgd
+
+__all__ = ["SOLVERS", "DEFAULT_SOLVER_OPTIONS", "choose_solver", "default_delta"]
+
+SOLVERS = ("auto", "cd", "gcd", "scd", "sgd")
+
+#: Options of each solver that the estimators set unless ``solver_options`` does
+#: (measured: docs/defaults.rst).
+DEFAULT_SOLVER_OPTIONS = {
+    "cd": {"averaging": False, "order": "shuffle"},
+    "gcd": {},
+    "sgd": {},
+    "scd": {},
+}
+
+#: The estimators' defaults of the hyper-parameters left as None (docs/defaults.rst).
+DEFAULT_CLIP = {"cd": 1.0, "gcd": 1.0, "sgd": 1.0, "scd": 1.0}
+DEFAULT_STEP_SIZE = {"cd": 1.0, "gcd": 1.0, "sgd": 1.0}
+DEFAULT_PASSES = 20.0
+
+
+def default_delta(n_samples):
+    """The default delta, ``1 / n**2`` (at least 2 samples)."""
+    if n_samples < 2:
+        raise ValueError("delta=None means 1 / n_samples**2, which needs at least 2 samples; "
+                         "pass delta explicitly")
+    return 1.0 / float(n_samples) ** 2
+
+
+def choose_solver(loss, l1, n_samples, n_features):
+    """The solver ``solver="auto"`` runs (docs/defaults.rst, "Choosing the solver").
+
+    * the hinge loss: DP-SCD (the only solver for a non-smooth loss);
+    * a penalty with an L1 part and ``n_features >= n_samples``: DP-GCD (greedy
+      updates find the few useful coordinates; their noise does not grow with p);
+    * otherwise: DP-CD.
+    """
+    if loss == "hinge":
+        return "scd"
+    if l1 > 0.0 and n_features >= n_samples:
+        return "gcd"
+    return "cd"
+
+
+def _as_csc(X):
+    """X as CSC (one conversion for CSR/COO/dense); never densifies sparse input."""
+    return sp.csc_array(X) if sp.issparse(X) else sp.csc_array(np.asarray(X, dtype=np.float64))
+
+
+def _with_intercept_column(Xc, scaling):
+    """``[X, scaling * 1]``: the public intercept column (one copy of X's arrays)."""
+    n = Xc.shape[0]
+    col = sp.csc_array((np.full(n, scaling), np.arange(n, dtype=Xc.indices.dtype),
+                        np.array([0, n], dtype=Xc.indptr.dtype)), shape=(n, 1))
+    return sp.hstack([Xc, col], format="csc")
+
+
+def _compose(ledgers, names):
+    """One ledger of several fits on the same data (every mechanism of each)."""
+    if len(ledgers) == 1:
+        return ledgers[0]
+    return PrivacyLedger.compose(ledgers, names=names)
+
+
+def _per_fit_budget(epsilon, delta, k):
+    """(epsilon, delta) of each of ``k`` fits whose composition should spend
+    (epsilon, delta): the Gaussian (GDP) split, ``mu / sqrt(k)`` each."""
+    if k == 1 or math.isinf(epsilon):
+        return epsilon, delta
+    mu = 1.0 / calibrate_gaussian(epsilon, delta, 1)
+    return gdp_epsilon(mu / math.sqrt(k), delta), delta
+
+
+class DPLinearModel(BaseEstimator):
+    """Base class of the private linear estimators (not for direct use).
+
+    Subclasses define ``_loss`` (``"squared"``, ``"logistic"``,
+    ``"squared_hinge"`` or ``"hinge"``), :meth:`_datafit`, :meth:`_penalty` and
+    the solvers they accept (``_solvers``).
+    """
+
+    _solvers = ("cd", "gcd", "sgd", "scd")
+
+    # ---- to be defined by each estimator -------------------------------------------
+    def _datafit(self):
+        raise NotImplementedError
+
+    def _penalty(self):
+        raise NotImplementedError
+
+    # ---- parameters ----------------------------------------------------------------
+    def _check_params(self, n_samples, n_features):
+        """The validated common parameters, as a dict."""
+        params = {}
+        params["epsilon"] = check_real(self.epsilon, "epsilon", allow_inf=True)
+        params["delta"] = (default_delta(n_samples) if self.delta is None
+                           else check_real(self.delta, "delta", high=1.0))
+        solver = check_option(self.solver, "solver", SOLVERS)
+        penalty = self._penalty()
+        if solver == "auto":
+            solver = choose_solver(self._loss, penalty.l1 if penalty else 0.0,
+                                   n_samples, n_features)
+        if solver not in self._solvers:
+            raise ValueError(f"solver={solver!r} cannot fit {type(self).__name__} with these "
+                             f"parameters; use one of {self._solvers}")
+        if solver == "scd" and (penalty is None or penalty.l1 > 0 or penalty.l2 <= 0):
+            raise ValueError("solver='scd' (DP-SCD, a dual method) needs an L2 penalty with "
+                             "alpha > 0 and no L1 part")
+        params["solver"], params["penalty"] = solver, penalty
+        params["fit_intercept"] = check_bool(self.fit_intercept, "fit_intercept")
+        params["intercept_scaling"] = check_real(self.intercept_scaling, "intercept_scaling")
+        params["warm_start"] = check_bool(self.warm_start, "warm_start")
+        params["verbose"] = check_integer(self.verbose, "verbose", low=0)
+        if self.solver_options is not None and not isinstance(self.solver_options, dict):
+            raise TypeError(f"solver_options must be None or a dict, got "
+                            f"{type(self.solver_options).__name__}")
+        return params
+
+    def _solver_kwargs(self, params, n_features):
+        """The functional solver's keyword arguments (all but the data and budget)."""
+        solver = params["solver"]
+        kw = dict(DEFAULT_SOLVER_OPTIONS[solver])
+        kw.update(self.solver_options or {})
+        clip = DEFAULT_CLIP[solver] if self.clip is None else self.clip
+        kw["clip"] = math.inf if math.isinf(params["epsilon"]) and self.clip is None else clip
+        if solver == "gcd":
+            kw["n_iter"] = (self._default_n_iter(n_features) if self.n_iter is None
+                            else self.n_iter)
+        else:
+            kw["passes"] = DEFAULT_PASSES if self.max_passes is None else self.max_passes
+        if solver != "scd":
+            kw["step_size"] = DEFAULT_STEP_SIZE[solver] if self.step_size is None \
+                else self.step_size
+        elif self.step_size is not None:
+            raise ValueError("step_size does not apply to solver='scd' (closed-form dual "
+                             "steps); leave it None")
+        if solver in ("sgd", "scd"):
+            kw["batch_size"] = self.batch_size
+        if solver == "gcd":
+            kw["rule"] = self.rule
+            kw["selection"] = self.selection
+        elif self.selection is not None:
+            raise ValueError(f"selection applies to solver='gcd' only, got solver={solver!r}")
+        kw.update(self._smoothness_kwargs(params, n_features))
+        return kw
+
+    def _default_n_iter(self, n_features):
+        """DP-GCD's default number of iterations (docs/defaults.rst)."""
+        return int(min(n_features, 100))
+
+    def _smoothness_kwargs(self, params, n_features):
+        """``smoothness`` (and ``feature_bounds``) for the solver, intercept column included."""
+        solver, smoothness, bounds = params["solver"], self.smoothness, self.feature_bounds
+        extra = params["fit_intercept"]
+        s = params["intercept_scaling"]
+        beta = self._datafit().beta
+        if smoothness is not None and np.ndim(smoothness) == 1:
+            M = np.asarray(smoothness, dtype=np.float64)
+            if M.shape != (n_features,):
+                raise ValueError(f"smoothness must be a float in (0, 1) or an array of shape "
+                                 f"({n_features},), got shape {M.shape}")
+            if extra:  # the intercept column's constant is public: beta * scaling**2
+                M = np.append(M, beta * s * s)
+            smoothness = M
+        elif smoothness is not None:
+            if isinstance(smoothness, (bool, np.bool_)) or not isinstance(
+                    smoothness, numbers.Real):
+                raise TypeError(f"smoothness must be None, a float in (0, 1) or an array, "
+                                f"got {smoothness!r}")
+            check_real(smoothness, "smoothness", high=1.0)
+        if bounds is not None and np.ndim(bounds) == 1:
+            b = np.asarray(bounds, dtype=np.float64)
+            if b.shape != (n_features,):
+                raise ValueError(f"feature_bounds must be a float or an array of shape "
+                                 f"({n_features},), got shape {b.shape}")
+            bounds = np.append(b, s) if extra else b
+        elif bounds is not None and extra:
+            bounds = np.append(np.full(n_features, check_real(bounds, "feature_bounds")), s)
+        if solver == "scd":
+            if smoothness is not None or bounds is not None:
+                raise ValueError("smoothness and feature_bounds do not apply to solver='scd'")
+            return {}
+        if solver == "sgd":
+            if bounds is not None:
+                raise ValueError("feature_bounds does not apply to solver='sgd'; give public "
+                                 "smoothness constants or None")
+            if smoothness is None:
+                return {"smoothness": None}
+            if np.ndim(smoothness) == 0:
+                raise ValueError("solver='sgd' has no private smoothness estimate: give public "
+                                 "constants (an array) or None")
+            # ||X||_2^2 <= ||X||_F^2: sum_j M_j bounds the global smoothness beta ||X||^2 / n
+            return {"smoothness": float(np.sum(smoothness))}
+        return {"smoothness": smoothness, "feature_bounds": bounds}
+
+    # ---- fitting -------------------------------------------------------------------
+    def _validate(self, X, y=None, reset=True):
+        kw = dict(accept_sparse=("csc", "csr", "coo"), dtype=np.float64,
+                  accept_large_sparse=True)
+        if y is None:
+            return validate_data(self, X, reset=reset, **kw)
+        return validate_data(self, X, y, reset=reset, y_numeric=not self._classifier(),
+                             multi_output=False, **kw)
+
+    @staticmethod
+    def _classifier():
+        return False
+
+    def _design(self, X, params):
+        """The solvers' design matrix: canonical CSC, intercept column appended."""
+        Xc = _as_csc(X)
+        if not Xc.has_canonical_format:
+            Xc = Xc.copy()
+            Xc.sum_duplicates()
+        if params["fit_intercept"]:
+            Xc = _with_intercept_column(Xc, params["intercept_scaling"])
+        return Xc
+
+    def _run(self, solver, X, y, epsilon, delta, kw, generator, coef_init):
+        datafit, penalty = self._datafit(), kw.pop("penalty")
+        common = dict(epsilon=epsilon, delta=delta, random_state=generator)
+        if solver == "cd":
+            return dp_cd(X, y, datafit, penalty, coef_init=coef_init, **common, **kw)
+        if solver == "gcd":
+            return dp_gcd(X, y, datafit, penalty, coef_init=coef_init, **common, **kw)
+        if solver == "sgd":
+            return dp_sgd(X, y, datafit, penalty, coef_init=coef_init, **common, **kw)
+        return dp_scd(X, y, datafit, penalty, **common, **kw)
+
+    def _fit_targets(self, X, targets, params, names):
+        """Fit one model per target vector; the budget split over them (module doc).
+
+        Returns the coefficients (k, n_columns), the iteration counts and the
+        composed ledger.
+        """
+        k = len(targets)
+        epsilon, delta = params["epsilon"], params["delta"]
+        kw = self._solver_kwargs(params, X.shape[1] - params["fit_intercept"])
+        kw["penalty"] = params["penalty"]
+        generator = check_random_state(self.random_state)
+        seeds = generator.spawn(k)
+        init = self._warm_coef(params, k, X.shape[1])
+        solver = params["solver"]
+        if init is not None and solver == "scd":
+            warnings.warn("warm_start is ignored by solver='scd' (its dual state is not kept)",
+                          UserWarning, stacklevel=3)
+            init = None
+
+        each = _per_fit_budget(epsilon, delta, k)
+        results = [self._run(solver, X, targets[0], *each, dict(kw), seeds[0],
+                             None if init is None else init[0])]
+        if k > 1 and not self._within(results[0].privacy, k, epsilon, delta):
+            each = (epsilon / k, delta / k)  # basic composition: always within budget
+            results = [self._run(solver, X, targets[0], *each, dict(kw), seeds[0],
+                                 None if init is None else init[0])]
+        for c in range(1, k):
+            results.append(self._run(solver, X, targets[c], *each, dict(kw), seeds[c],
+                                     None if init is None else init[c]))
+        ledger = _compose([r.privacy for r in results], names)
+        if k > 1:
+            ledger.delta = delta
+        if params["verbose"]:
+            print(f"{type(self).__name__}: solver={solver!r}, {k} fit(s) at "
+                  f"(epsilon, delta) = ({each[0]:.4g}, {each[1]:.3g}) each\n{ledger}")
+        coefs = np.vstack([r.coef for r in results])
+        return coefs, np.array([r.n_iter for r in results]), ledger, results
+
+    @staticmethod
+    def _within(ledger, k, epsilon, delta):
+        """Whether k copies of ``ledger`` compose within (epsilon, delta)."""
+        if not ledger.private:
+            return True  # not private anyway (epsilon = inf or a leak): no split helps
+        total = _compose([ledger] * k, [str(c) for c in range(k)])
+        return total.get_epsilon(delta) <= epsilon
+
+    def _warm_coef(self, params, k, n_columns):
+        """The previous fit's coefficients (intercept column included), if warm."""
+        if not (params["warm_start"] and hasattr(self, "coef_")):
+            return None
+        coef = np.asarray(self.coef_, dtype=np.float64).reshape(k, -1) \
+            if np.size(self.coef_) == k * (n_columns - params["fit_intercept"]) else None
+        if coef is None:
+            return None
+        if params["fit_intercept"]:
+            b = np.asarray(self.intercept_, dtype=np.float64).reshape(k, 1)
+            coef = np.hstack([coef, b / params["intercept_scaling"]])
+        return coef
+
+    def _set_fitted(self, coefs, n_iter, ledger, params, results):
+        if params["fit_intercept"]:
+            intercept = coefs[:, -1] * params["intercept_scaling"]
+            coefs = coefs[:, :-1]
+        else:
+            intercept = np.zeros(coefs.shape[0])
+        self.privacy_ = ledger
+        self.solver_ = params["solver"]
+        self.n_iter_ = n_iter
+        self.delta_ = params["delta"]
+        self.solver_info_ = [r.info for r in results]
+        return coefs, intercept
+
+    # ---- prediction ----------------------------------------------------------------
+    def _decision(self, X):
+        check_is_fitted(self, "coef_")
+        X = self._validate(X, reset=False)
+        coef = np.atleast_2d(self.coef_)
+        scores = np.asarray(X @ coef.T).reshape(X.shape[0], -1) + self.intercept_
+        return scores
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        tags.non_deterministic = True
+        return tags
+
+
+def store_params(estimator, params):
+    """Store an ``__init__``'s arguments unchanged (scikit-learn's rule)."""
+    for name, value in params.items():
+        if name not in ("self", "__class__"):
+            setattr(estimator, name, value)
+
+
+def penalty_of(penalty, alpha, l1_ratio):
+    """The penalty object of an estimator's ``penalty`` / ``alpha`` / ``l1_ratio``."""
+    alpha = check_real(alpha, "alpha", include_low=True)
+    if penalty is None or penalty == "none" or alpha == 0.0:
+        return None
+    if penalty == "l1":
+        return L1(alpha)
+    if penalty == "l2":
+        return L2(alpha)
+    if penalty == "elasticnet":
+        if l1_ratio is None:
+            raise ValueError("penalty='elasticnet' needs l1_ratio in [0, 1]")
+        return ElasticNet(alpha, check_real(l1_ratio, "l1_ratio", include_low=True, high=1.0,
+                                            include_high=True))
+    raise ValueError(f"penalty must be one of (None, 'l1', 'l2', 'elasticnet'), got {penalty!r}")

@@ -1,0 +1,76 @@
+"""The parameters every private estimator shares, documented once."""
+
+COMMON_PARAMETERS = """\
+    epsilon : float, default=1.0
+        Privacy budget, > 0 (``inf``: the same algorithm without noise; the
+        report then says the fit is not private).
+    delta : float in (0, 1) or None, default=None
+        None: ``1 / n_samples**2`` (below 1/n, the usual rule, so that no
+        single row may be published in the clear).
+    solver : {"auto", "cd", "gcd", "scd", "sgd"}, default="auto"
+        DP-CD, DP-GCD, DP-SCD or DP-SGD (:mod:`sparsedp.solvers`); "auto" picks
+        by the measured rule of :func:`sparsedp.linear_model.choose_solver`
+        (docs/defaults.rst).  After fit, ``solver_`` says which ran.
+    max_passes : float or None, default=None
+        Passes over the data (DP-CD: coordinate updates / n_features; DP-SGD and
+        DP-SCD: epochs).  None: 20.
+    n_iter : int or None, default=None
+        DP-GCD's number of greedy iterations.  None: ``min(n_features, 100)``.
+    step_size : float or None, default=None
+        gamma in the solvers' step ``gamma / M_j`` (DP-CD, DP-GCD) or ``gamma /
+        beta`` (DP-SGD).  None: 1.0.
+    clip : float or None, default=None
+        The clipping hyper-parameter C of the solver.  None: 1.0.
+    rule : {"gs-r", "gs-s", "gs-q"}, default="gs-r"
+        DP-GCD's greedy rule.
+    selection : {"exponential", "laplace"} or None, default=None
+        DP-GCD's noisy max (None: the one with less noise at this budget).
+    smoothness : None, float in (0, 1) or array of shape (n_features,)
+        The coordinate-wise smoothness constants M_j: None computes them from
+        the data (a ``PrivacyLeakWarning``: the report's epsilon is then inf);
+        a float spends that fraction of epsilon on a private estimate (DP-CD,
+        DP-GCD; give ``feature_bounds`` too); an array holds public constants
+        (DP-SGD uses their sum, a public bound on its global smoothness).
+    feature_bounds : None, float or array of shape (n_features,)
+        Public bound on ``|X_ij|``, used by the private smoothness estimate
+        (None: computed from the data, a recorded leak).
+    batch_size : int, default=1
+        DP-SGD and DP-SCD: expected (Poisson) batch size.
+    fit_intercept : bool, default=True
+        Fit an intercept as the coefficient of an extra public column of
+        constant value ``intercept_scaling`` (nothing is computed from the data
+        for it; it is private as every coefficient is).  Like liblinear's, this
+        intercept is penalised as the other coefficients: a larger
+        ``intercept_scaling`` lessens the penalty's effect on it.
+    intercept_scaling : float, default=1.0
+    solver_options : dict or None, default=None
+        Further keyword arguments of the solver (e.g. ``{"averaging": True}``
+        for DP-CD, ``{"sampling": "fixed"}`` for DP-SGD); they override the
+        estimator's defaults (``DEFAULT_SOLVER_OPTIONS``).
+    random_state : None, int or numpy Generator, default=None
+        Seeds every random draw of the fit (reproducible).
+    warm_start : bool, default=False
+        Start from the previous fit's coefficients (DP-CD, DP-GCD, DP-SGD;
+        ignored by DP-SCD).  ``privacy_`` covers the last fit only: two fits on
+        the same data spend the sum of their budgets (compose their reports
+        with :meth:`~sparsedp.privacy.PrivacyLedger.compose`).
+    verbose : int, default=0
+        Print the solver, the budget of each fit and the privacy report.
+"""
+
+FITTED_ATTRIBUTES = """\
+    privacy_ : PrivacyLedger
+        What the fit spent: the total (epsilon, delta), the neighbouring
+        relation, every mechanism with its count, sensitivity and noise, and
+        leaks if any (``print(est.privacy_)``; ``est.privacy_.to_dict()``).
+    solver_ : str
+        The solver that ran.
+    delta_ : float
+        The delta the fit was calibrated for.
+    n_iter_ : int or ndarray
+        The solver's iteration count (per class for classifiers).
+    solver_info_ : list of dict
+        The solver's public values (noise multipliers, clipping thresholds,
+        step sizes...), one per fitted model.
+    n_features_in_ : int
+"""

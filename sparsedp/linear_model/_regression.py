@@ -1,0 +1,142 @@
+"""Private linear regression: DPLasso, DPElasticNet, DPRidge (squared loss)."""
+from sklearn.base import RegressorMixin
+
+from ..datafits import Squared
+from ._base import DPLinearModel, penalty_of, store_params
+from ._params import COMMON_PARAMETERS, FITTED_ATTRIBUTES
+
+__all__ = ["DPElasticNet", "DPLasso", "DPRidge"]
+
+
+class _DPRegressor(RegressorMixin, DPLinearModel):
+    _loss = "squared"
+
+    def _datafit(self):
+        return Squared()
+
+    def fit(self, X, y):
+        """Fit the model privately.
+
+        Parameters
+        ----------
+        X : {sparse matrix, array-like} of shape (n_samples, n_features)
+            CSC preferred; CSR and COO are converted once (one copy of the
+            nonzeros), dense arrays once to CSC.  Never densified.
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        X, y = self._validate(X, y)
+        params = self._check_params(*X.shape)
+        design = self._design(X, params)
+        coefs, n_iter, ledger, results = self._fit_targets(design, [y], params, ["model"])
+        coef, intercept = self._set_fitted(coefs, n_iter, ledger, params, results)
+        self.coef_, self.intercept_, self.n_iter_ = coef[0], float(intercept[0]), int(n_iter[0])
+        return self
+
+    def predict(self, X):
+        """``X @ coef_ + intercept_``."""
+        return self._decision(X).ravel()
+
+
+
+
+class DPLasso(_DPRegressor):
+    """Private LASSO: ``(1/n) ||y - X w - b||^2 + alpha ||w||_1`` under (epsilon, delta)-DP.
+
+    Note the scaling: the squared loss has no 1/2 (the papers'; scikit-learn's
+    ``Lasso(alpha=a)`` is ``DPLasso(alpha=2 a)`` without noise).
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+        Strength of the L1 penalty.
+{common}
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+{fitted}
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from sparsedp.linear_model import DPLasso
+    >>> X = sp.random(500, 2000, density=0.01, format="csc", rng=0)
+    >>> y = X[:, [0, 1]].toarray().sum(axis=1)
+    >>> M = np.full(2000, 2.0 * X.power(2).sum(axis=0).max() / 500)  # pretend public
+    >>> est = DPLasso(alpha=0.01, epsilon=1.0, smoothness=M, random_state=0).fit(X, y)
+    >>> est.privacy_.epsilon <= 1.0
+    True
+    """
+
+    def __init__(self, alpha=1.0, *, epsilon=1.0, delta=None, solver="auto", max_passes=None,
+                 n_iter=None, step_size=None, clip=None, rule="gs-r", selection=None,
+                 smoothness=None, feature_bounds=None, batch_size=1, fit_intercept=True,
+                 intercept_scaling=1.0, solver_options=None, random_state=None,
+                 warm_start=False, verbose=0):
+        store_params(self, locals())
+
+    _solvers = ("cd", "gcd", "sgd")
+
+    def _penalty(self):
+        return penalty_of("l1", self.alpha, None)
+
+
+class DPElasticNet(_DPRegressor):
+    """Private elastic net: ``(1/n) ||y - X w - b||^2 + alpha (l1_ratio ||w||_1 +
+    (1 - l1_ratio) / 2 ||w||_2^2)`` under (epsilon, delta)-DP.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+    l1_ratio : float in [0, 1], default=0.5
+{common}
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+{fitted}
+    """
+
+    def __init__(self, alpha=1.0, l1_ratio=0.5, *, epsilon=1.0, delta=None, solver="auto",
+                 max_passes=None, n_iter=None, step_size=None, clip=None, rule="gs-r",
+                 selection=None, smoothness=None, feature_bounds=None, batch_size=1,
+                 fit_intercept=True, intercept_scaling=1.0, solver_options=None,
+                 random_state=None, warm_start=False, verbose=0):
+        store_params(self, locals())
+
+    _solvers = ("cd", "gcd", "sgd")
+
+    def _penalty(self):
+        return penalty_of("elasticnet", self.alpha, self.l1_ratio)
+
+
+class DPRidge(_DPRegressor):
+    """Private ridge regression: ``(1/n) ||y - X w - b||^2 + (alpha / 2) ||w||_2^2``.
+
+    Parameters
+    ----------
+    alpha : float, default=1.0
+{common}
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features,)
+    intercept_ : float
+{fitted}
+    """
+
+    def __init__(self, alpha=1.0, *, epsilon=1.0, delta=None, solver="auto", max_passes=None,
+                 n_iter=None, step_size=None, clip=None, rule="gs-r", selection=None,
+                 smoothness=None, feature_bounds=None, batch_size=1, fit_intercept=True,
+                 intercept_scaling=1.0, solver_options=None, random_state=None,
+                 warm_start=False, verbose=0):
+        store_params(self, locals())
+
+    def _penalty(self):
+        return penalty_of("l2", self.alpha, None)
+
+
+for _cls in (DPLasso, DPElasticNet, DPRidge):
+    _cls.__doc__ = _cls.__doc__.format(common=COMMON_PARAMETERS, fitted=FITTED_ATTRIBUTES)
