@@ -43,8 +43,8 @@ DEFAULT_PASSES = 20.0
 def default_delta(n_samples):
     """The default delta, ``1 / n**2`` (at least 2 samples)."""
     if n_samples < 2:
-        raise ValueError("delta=None means 1 / n_samples**2, which needs at least 2 samples; "
-                         "pass delta explicitly")
+        raise ValueError(f"delta=None means 1 / n_samples**2, which needs at least 2 samples "
+                         f"(got n_samples = {n_samples}); pass delta explicitly")
     return 1.0 / float(n_samples) ** 2
 
 
@@ -215,13 +215,14 @@ class DPLinearModel(BaseEstimator):
         return {"smoothness": smoothness, "feature_bounds": bounds}
 
     # ---- fitting -------------------------------------------------------------------
-    def _validate(self, X, y=None, reset=True):
-        kw = dict(accept_sparse=("csc", "csr", "coo"), dtype=np.float64,
+    _input = dict(accept_sparse=("csc", "csr", "coo"), dtype=np.float64,
                   accept_large_sparse=True)
-        if y is None:
-            return validate_data(self, X, reset=reset, **kw)
-        return validate_data(self, X, y, reset=reset, y_numeric=not self._classifier(),
-                             multi_output=False, **kw)
+
+    def _validate_fit(self, X, y):
+        return validate_data(self, X, y, y_numeric=not self._classifier(), **self._input)
+
+    def _validate(self, X):
+        return validate_data(self, X, reset=False, **self._input)
 
     @staticmethod
     def _classifier():
@@ -259,7 +260,7 @@ class DPLinearModel(BaseEstimator):
         kw = self._solver_kwargs(params, X.shape[1] - params["fit_intercept"])
         kw["penalty"] = params["penalty"]
         generator = check_random_state(self.random_state)
-        seeds = generator.spawn(k)
+        seeds = [generator] if k == 1 else generator.spawn(k)  # k = 1: the functional API's draws
         init = self._warm_coef(params, k, X.shape[1])
         solver = params["solver"]
         if init is not None and solver == "scd":
@@ -323,7 +324,7 @@ class DPLinearModel(BaseEstimator):
     # ---- prediction ----------------------------------------------------------------
     def _decision(self, X):
         check_is_fitted(self, "coef_")
-        X = self._validate(X, reset=False)
+        X = self._validate(X)
         coef = np.atleast_2d(self.coef_)
         scores = np.asarray(X @ coef.T).reshape(X.shape[0], -1) + self.intercept_
         return scores

@@ -44,12 +44,12 @@ class _DPClassifier(ClassifierMixin, DPLinearModel):
         -------
         self
         """
-        X, y = self._validate(X, y)
+        X, y = self._validate_fit(X, y)
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.size < 2:
             raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in "
-                             f"the data, got only class {classes[0]!r}")
+                             f"the data, got one class: {classes[0]!r}")
         params = self._check_params(*X.shape)
         design = self._design(X, params)
         if classes.size == 2:

@@ -28,7 +28,7 @@ class _DPRegressor(RegressorMixin, DPLinearModel):
         -------
         self
         """
-        X, y = self._validate(X, y)
+        X, y = self._validate_fit(X, y)
         params = self._check_params(*X.shape)
         design = self._design(X, params)
         coefs, n_iter, ledger, results = self._fit_targets(design, [y], params, ["model"])

@@ -1,0 +1,323 @@
+"""The scikit-learn estimators: against the functional API and the exact solver, the
+budget split of one-vs-rest, inputs, warnings, scikit-learn's estimator checks."""
+import math
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+from sparsedp import (DPElasticNet, DPLasso, DPLinearSVC, DPLogisticRegression, DPRidge,
+                      PrivacyLeakWarning)
+from sparsedp.datafits import Logistic, Squared
+from sparsedp.linear_model import choose_solver, default_delta
+from sparsedp.penalties import L1, L2
+from sparsedp.privacy import calibrate_gaussian, gdp_epsilon
+from sparsedp.solvers import dp_cd, dp_gcd, dp_sgd, exact
+
+INF = float("inf")
+
+
+def regression(n=200, p=30, density=0.3, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, p, density=density, format="csc", rng=seed)
+    y = X @ rng.standard_normal(p) + 0.5 + 0.1 * rng.standard_normal(n)
+    return X, y
+
+
+def classification(n=300, p=20, classes=2, seed=0):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, p, density=0.4, format="csr", rng=seed)
+    W = rng.standard_normal((p, classes)) * 3
+    y = np.asarray(X @ W).argmax(axis=1)
+    return X, np.array(["abcdefg"[c] for c in y])
+
+
+def public_smoothness(X, datafit, extra=0.0):
+    return datafit.smoothness(X) + extra
+
+
+# ---- against the functional API and the exact solutions ---------------------------------
+
+def test_dorothea_estimator_equals_functional_api():
+    """Real dorothea: the estimator gives the functional API's coefficients (same seed)."""
+    from sparsedp.datasets import load_dorothea
+    try:
+        X, y = load_dorothea()
+    except FileNotFoundError:
+        pytest.skip("dorothea not available (SPARSEDP_DATA)")
+    M = np.full(X.shape[1], 0.25)  # public: binary features, logistic beta = 1/4
+    kw = dict(epsilon=1.0, delta=1e-6, clip=0.5, step_size=0.5, smoothness=M)
+    est = DPLogisticRegression(penalty="l1", alpha=1e-3, solver="gcd", n_iter=50,
+                               fit_intercept=False, random_state=7, **kw).fit(X, y)
+    res = dp_gcd(X, y, Logistic(), L1(1e-3), n_iter=50, random_state=7, **kw)
+    np.testing.assert_array_equal(est.coef_.ravel(), res.coef)
+    assert est.privacy_.epsilon == res.privacy.epsilon <= 1.0
+    assert list(est.classes_) == [-1, 1] and est.n_iter_[0] == 50
+    # CSR input, converted once, gives the same fit
+    est_csr = DPLogisticRegression(penalty="l1", alpha=1e-3, solver="gcd", n_iter=50,
+                                   fit_intercept=False, random_state=7, **kw).fit(X.tocsr(), y)
+    np.testing.assert_array_equal(est_csr.coef_, est.coef_)
+
+
+@pytest.mark.parametrize("solver", ["cd", "gcd", "sgd"])
+def test_same_draws_as_functional_api(solver):
+    X, y = regression()
+    M = Squared().smoothness(X)
+    kw = dict(epsilon=2.0, delta=1e-5, clip=1.0, step_size=0.5)
+    steps = {"cd": dict(max_passes=3), "gcd": dict(n_iter=20), "sgd": dict(max_passes=2)}[solver]
+    est = DPRidge(alpha=0.1, solver=solver, smoothness=M, fit_intercept=False,
+                  random_state=3, **kw, **steps).fit(X, y)
+    f = {"cd": dp_cd, "gcd": dp_gcd, "sgd": dp_sgd}[solver]
+    fkw = ({"passes": 3} if solver == "cd" else {"n_iter": 20} if solver == "gcd"
+           else {"passes": 2, "smoothness": float(M.sum())})
+    extra = {"cd": {"averaging": False, "order": "shuffle"}}.get(solver, {})
+    res = f(X, y, Squared(), L2(0.1), random_state=3, **kw,
+            **({"smoothness": M} | fkw), **extra)
+    np.testing.assert_array_equal(est.coef_, res.coef)
+
+
+def test_noiseless_ridge_with_intercept_is_exact_on_the_augmented_design():
+    X, y = regression()
+    est = DPRidge(alpha=0.05, epsilon=INF, solver="cd", max_passes=300,
+                  intercept_scaling=2.0)
+    est.fit(X, y)
+    A = sp.hstack([X, np.full((X.shape[0], 1), 2.0)], format="csc")
+    ref = exact(A, y, Squared(), L2(0.05), tol=1e-12).coef
+    np.testing.assert_allclose(est.coef_, ref[:-1], atol=1e-6)
+    assert est.intercept_ == pytest.approx(2.0 * ref[-1], abs=1e-6)
+    np.testing.assert_allclose(est.predict(X), A @ ref, atol=1e-5)
+    assert math.isinf(est.privacy_.epsilon)  # no noise: the report says not private
+
+
+def test_noiseless_logistic_matches_sklearn():
+    from sklearn.linear_model import LogisticRegression
+    X, y = classification()
+    y2 = (y == "a")
+    n, alpha = X.shape[0], 0.01
+    est = DPLogisticRegression(alpha=alpha, epsilon=INF, solver="cd", max_passes=500,
+                               fit_intercept=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        est.fit(X, y2)
+    ref = LogisticRegression(C=1.0 / (alpha * n), fit_intercept=False, tol=1e-12,
+                             max_iter=10_000).fit(X, y2)
+    np.testing.assert_allclose(est.coef_, ref.coef_, atol=1e-5)
+    np.testing.assert_allclose(est.predict_proba(X), ref.predict_proba(X), atol=1e-5)
+    assert est.classes_.tolist() == [False, True]
+
+
+def test_noiseless_lasso_l1_path_through_gcd_and_cd():
+    X, y = regression(p=40)
+    A = sp.hstack([X, np.ones((X.shape[0], 1))], format="csc")
+    ref = exact(A, y, Squared(), L1(0.05), tol=1e-12).coef
+    for solver, steps in (("cd", dict(max_passes=400)), ("gcd", dict(n_iter=4000))):
+        est = DPLasso(alpha=0.05, epsilon=INF, solver=solver, **steps)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            est.fit(X, y)
+        np.testing.assert_allclose(np.r_[est.coef_, est.intercept_], ref, atol=1e-5)
+
+
+# ---- privacy: budget, split, report, leaks ----------------------------------------------
+
+def test_one_vs_rest_budget_split_is_the_gdp_split_and_composes_to_epsilon():
+    X, y = classification(classes=3)
+    M = np.full(X.shape[1], 0.25)
+    clf = DPLogisticRegression(epsilon=1.0, delta=1e-5, solver="cd", max_passes=2,
+                               smoothness=M, random_state=0).fit(X, y)
+    assert clf.coef_.shape == (3, X.shape[1]) and clf.intercept_.shape == (3,)
+    report = clf.privacy_
+    assert report.get_epsilon(1e-5) <= 1.0
+    assert report.get_epsilon(1e-5) >= 0.98  # the split spends (nearly) all of it
+    # each fit: the epsilon of mu / sqrt(3)-GDP, mu that of (1, 1e-5)
+    mu = 1.0 / calibrate_gaussian(1.0, 1e-5, 1)
+    each = gdp_epsilon(mu / math.sqrt(3), 1e-5)
+    z = [info["noise_multiplier"] for info in clf.solver_info_]
+    assert z[0] == z[1] == z[2]
+    steps = 2 * (X.shape[1] + 1)
+    assert z[0] == pytest.approx(calibrate_gaussian(each, 1e-5, steps), rel=1e-3)
+    text = str(report)
+    assert all(f"class '{c}'" in text for c in "abc")
+
+
+def test_one_vs_rest_falls_back_to_basic_composition_when_needed():
+    X, y = classification(classes=3)
+    M = np.full(X.shape[1], 0.25)
+    clf = DPLogisticRegression(penalty="l1", epsilon=1.0, delta=1e-5, solver="gcd",
+                               n_iter=30, smoothness=M, random_state=0).fit(X, y)
+    assert clf.privacy_.get_epsilon(1e-5) <= 1.0
+
+
+def test_default_delta_is_one_over_n_squared():
+    X, y = regression(n=150)
+    est = DPRidge(solver="cd", max_passes=1, smoothness=Squared().smoothness(X),
+                  random_state=0).fit(X, y)
+    assert est.delta_ == default_delta(150) == 1.0 / 150 ** 2
+    assert est.privacy_.delta == pytest.approx(1.0 / 150 ** 2)
+    with pytest.raises(ValueError, match="n_samples = 1"):
+        default_delta(1)
+
+
+def test_leak_warning_without_public_constants_and_none_with_them():
+    X, y = regression()
+    with pytest.warns(PrivacyLeakWarning):
+        est = DPRidge(solver="cd", max_passes=1, random_state=0).fit(X, y)
+    assert math.isinf(est.privacy_.epsilon)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        est = DPRidge(solver="cd", max_passes=1, smoothness=0.2, feature_bounds=1.0,
+                      random_state=0).fit(X, y)  # a private estimate: |X_ij| <= 1
+    assert est.privacy_.epsilon <= 1.0 and "smoothness" in str(est.privacy_).lower()
+
+
+def test_report_prints_and_converts_to_dict():
+    X, y = classification()
+    clf = DPLinearSVC(solver="cd", max_passes=1, smoothness=np.full(X.shape[1], 2.0),
+                      random_state=0).fit(X, y)
+    d = clf.privacy_.to_dict()
+    assert d["epsilon"] == pytest.approx(clf.privacy_.epsilon)
+    assert d["delta"] == pytest.approx(clf.delta_)
+    assert "Total" in str(clf.privacy_)
+
+
+# ---- inputs -----------------------------------------------------------------------------
+
+def test_sparse_input_is_never_densified():
+    """1,000 x 10,000,000 (80 GB dense): fits in well under a second of extra memory."""
+    rng = np.random.default_rng(0)
+    n, p = 1000, 10_000_000
+    rows = rng.integers(0, n, 5000)
+    cols = rng.integers(0, p, 5000)
+    X = sp.csr_array((np.ones(5000), (rows, cols)), shape=(n, p))
+    y = np.where(rng.random(n) < 0.5, 0, 1)
+    clf = DPLogisticRegression(penalty="l1", solver="gcd", n_iter=5, feature_bounds=1.0,
+                               smoothness=0.1, random_state=0).fit(X, y)
+    assert clf.coef_.shape == (1, p) and clf.predict(X[:5]).shape == (5,)
+
+
+def test_non_canonical_csc_is_canonicalised():
+    X, y = regression()
+    X = sp.csc_array(X)
+    M = Squared().smoothness(X)
+    ref = DPRidge(solver="cd", max_passes=2, smoothness=M, random_state=0).fit(X, y).coef_
+    # the same matrix stored with unsorted, duplicated row indices
+    data, indices, indptr = [], [], [0]
+    for j in range(X.shape[1]):
+        rows = X.indices[X.indptr[j]:X.indptr[j + 1]][::-1]
+        vals = X.data[X.indptr[j]:X.indptr[j + 1]][::-1]
+        data += [*(vals / 2), *(vals / 2)]
+        indices += [*rows, *rows]
+        indptr.append(len(indices))
+    Y = sp.csc_array((np.array(data), np.array(indices, dtype=np.int32),
+                      np.array(indptr, dtype=np.int32)), shape=X.shape)
+    assert not Y.has_canonical_format
+    got = DPRidge(solver="cd", max_passes=2, smoothness=M, random_state=0).fit(Y, y).coef_
+    np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(epsilon=0.0), "epsilon"), (dict(epsilon=-1.0), "epsilon"),
+    (dict(epsilon=float("nan")), "epsilon"), (dict(delta=0.0), "delta"),
+    (dict(delta=1.0), "delta"), (dict(solver="newton"), "solver"),
+    (dict(solver="scd", alpha=0.0), "scd"), (dict(clip=-1.0), "clip"),
+    (dict(max_passes=0), "passes"), (dict(smoothness=np.ones(3)), "smoothness"),
+    (dict(smoothness=1.5), "smoothness"), (dict(fit_intercept="yes"), "fit_intercept"),
+    (dict(solver_options=[1]), "solver_options"),
+])
+def test_bad_parameters_name_the_parameter(kwargs, match):
+    X, y = regression()
+    with pytest.raises((ValueError, TypeError), match=match):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            DPRidge(**kwargs).fit(X, y)
+
+
+def test_bad_data():
+    X, y = regression()
+    Xd = X.toarray()
+    Xd[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        DPRidge().fit(Xd, y)
+    y_bad = y.copy()
+    y_bad[3] = np.inf
+    with pytest.raises(ValueError, match="NaN|infinity"):
+        DPRidge().fit(X, y_bad)
+    with pytest.raises(ValueError, match="0 sample"):
+        DPRidge().fit(sp.csc_array((0, 5)), np.zeros(0))
+    with pytest.raises(ValueError, match="0 feature"):
+        DPRidge().fit(sp.csc_array((5, 0)), np.zeros(5))
+    with pytest.raises(ValueError, match="Complex|complex"):
+        DPRidge().fit(Xd.astype(complex), y)
+    with pytest.raises(ValueError, match="one class"):
+        DPLogisticRegression().fit(X, np.ones(X.shape[0]))
+    with pytest.raises(ValueError, match="continuous|Unknown label"):
+        DPLogisticRegression().fit(X, y)
+
+
+def test_solver_constraints():
+    X, y = classification()
+    with pytest.raises(ValueError, match="penalty='l2'"):
+        DPLinearSVC(loss="hinge", penalty="l1").fit(X, y)
+    with pytest.raises(ValueError, match="solver='cd' cannot fit"):
+        DPLinearSVC(loss="hinge", solver="cd").fit(X, y)
+    with pytest.raises(ValueError, match="scd"):
+        DPLasso(solver="scd").fit(*regression())
+    with pytest.raises(ValueError, match="selection applies to solver='gcd'"):
+        DPRidge(solver="cd", selection="laplace").fit(*regression())
+
+
+def test_auto_solver_rule():
+    assert choose_solver("hinge", 0.0, 100, 10) == "scd"
+    assert choose_solver("logistic", 1e-3, 800, 100_000) == "gcd"
+    assert choose_solver("squared", 1e-3, 20_000, 8) == "cd"
+    assert choose_solver("logistic", 0.0, 800, 100_000) == "cd"
+    X, y = classification()
+    assert DPLinearSVC(loss="hinge", batch_size=10, random_state=0).fit(X, y).solver_ == "scd"
+
+
+# ---- scikit-learn behaviour -------------------------------------------------------------
+
+def test_predict_proba_and_decision_function_shapes():
+    X, y = classification(classes=3)
+    clf = DPLogisticRegression(solver="cd", max_passes=1, epsilon=5.0,
+                               smoothness=np.full(X.shape[1], 0.25), random_state=0).fit(X, y)
+    P = clf.predict_proba(X)
+    assert P.shape == (X.shape[0], 3)
+    np.testing.assert_allclose(P.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(clf.classes_[P.argmax(axis=1)], clf.predict(X))
+    assert clf.decision_function(X).shape == (X.shape[0], 3)
+    np.testing.assert_allclose(np.exp(clf.predict_log_proba(X)), P)
+
+
+def test_warm_start_continues_from_the_previous_fit():
+    X, y = regression()
+    A = sp.hstack([X, np.ones((X.shape[0], 1))], format="csc")
+    ref = exact(A, y, Squared(), L2(0.1), tol=1e-12).coef
+    est = DPRidge(alpha=0.1, epsilon=INF, solver="sgd", batch_size=X.shape[0], max_passes=2,
+                  step_size=1.0, warm_start=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        errors = []
+        for _ in range(4):
+            est.fit(X, y)
+            errors.append(np.abs(np.r_[est.coef_, est.intercept_] - ref).max())
+    assert errors[3] < 0.8 * errors[0]  # gradient descent continued, not restarted
+    cold = DPRidge(alpha=0.1, epsilon=INF, solver="sgd", batch_size=X.shape[0], max_passes=2,
+                   step_size=1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PrivacyLeakWarning)
+        cold.fit(X, y)
+        cold.fit(X, y)
+    assert np.abs(np.r_[cold.coef_, cold.intercept_] - ref).max() == pytest.approx(errors[0])
+
+
+def test_grid_search_over_a_private_estimator():
+    from sklearn.model_selection import GridSearchCV
+    X, y = classification(n=400)
+    M = np.full(X.shape[1], 0.25)
+    search = GridSearchCV(DPLogisticRegression(solver="cd", max_passes=2, smoothness=M,
+                                               epsilon=5.0, random_state=0),
+                          {"clip": [0.5, 1.0], "step_size": [0.5, 1.0]}, cv=3).fit(X, y)
+    assert set(search.best_params_) == {"clip", "step_size"}
+    assert search.best_estimator_.privacy_.epsilon <= 5.0
