@@ -69,11 +69,16 @@ def _as_csc(X):
 
 
 def _with_intercept_column(Xc, scaling):
-    """``[X, scaling * 1]``: the public intercept column (one copy of X's arrays)."""
-    n = Xc.shape[0]
-    col = sp.csc_array((np.full(n, scaling), np.arange(n, dtype=Xc.indices.dtype),
-                        np.array([0, n], dtype=Xc.indptr.dtype)), shape=(n, 1))
-    return sp.hstack([Xc, col], format="csc")
+    """``[X, scaling * 1]`` for a canonical CSC ``X``: the public intercept column
+    (one copy of X's arrays; the result is canonical too)."""
+    n, p = Xc.shape
+    idx = Xc.indices.dtype
+    A = sp.csc_array((np.concatenate([Xc.data, np.full(n, scaling)]),
+                      np.concatenate([Xc.indices, np.arange(n, dtype=idx)]),
+                      np.append(Xc.indptr, Xc.indptr[-1] + n).astype(idx, copy=False)),
+                     shape=(n, p + 1))
+    A.has_canonical_format = True  # X's columns were, the new one is sorted
+    return A
 
 
 def _compose(ledgers, names):
