@@ -1,0 +1,55 @@
+"""The public contract (docs/stability.rst): names, keywords, deprecation path."""
+import inspect
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import sparsedp
+from sparsedp.datafits import Squared
+from sparsedp.penalties import L1
+from sparsedp.solvers import dp_cd, dp_gcd, dp_scd, dp_sgd, exact
+
+# The keywords of the API contract (../shared/API.md), per function.
+CONTRACT = {
+    exact: "X y datafit penalty tol max_epochs",
+    dp_cd: "X y datafit penalty epsilon delta passes clip step_size outer smoothness "
+           "random_state trace",
+    dp_gcd: "X y datafit penalty epsilon delta n_iter clip step_size rule selection "
+            "smoothness random_state trace",
+    dp_sgd: "X y datafit penalty epsilon delta passes clip step_size batch_size sampling "
+            "random_state trace",
+    dp_scd: "X y datafit penalty epsilon delta passes clip batch_size random_state trace",
+}
+
+
+@pytest.mark.parametrize("function", list(CONTRACT), ids=lambda f: f.__name__)
+def test_contract_keywords_exist(function):
+    params = inspect.signature(function).parameters
+    missing = [k for k in CONTRACT[function].split() if k not in params]
+    assert not missing, f"{function.__name__} lost {missing}"
+    assert function.__doc__ and "Returns" in function.__doc__
+
+
+def test_estimators_and_attributes_are_public():
+    for name in ("DPLasso", "DPElasticNet", "DPRidge", "DPLogisticRegression", "DPLinearSVC"):
+        cls = getattr(sparsedp, name)
+        assert cls is getattr(sparsedp.linear_model, name)
+        for attr in ("coef_", "intercept_", "n_iter_", "privacy_"):
+            assert attr in cls.__doc__, (name, attr)
+
+
+def test_deprecated_keyword_warns_and_matches_its_replacement():
+    X = sp.random(60, 12, density=0.4, format="csc", rng=0)
+    y = X @ np.ones(12)
+    kw = dict(epsilon=1.0, delta=1e-5, passes=2, clip=1.0,
+              smoothness=Squared().smoothness(X), random_state=0)
+    new = dp_cd(X, y, Squared(), L1(0.01), order="shuffle", **kw)
+    with pytest.warns(FutureWarning, match="order="):
+        old = dp_cd(X, y, Squared(), L1(0.01), selection="shuffle", **kw)
+    np.testing.assert_array_equal(old.coef, new.coef)
+
+
+def test_version_is_semantic():
+    parts = sparsedp.__version__.split(".")
+    assert len(parts) == 3 and all(p.isdigit() for p in parts)
