@@ -606,7 +606,7 @@ class PrivacyLedger:
         return "\n".join(lines)
 
 
-#: widest name column of the report; longer names get a line of their own
+#: widest name column of the report; a longer name gets a line of its own
 _NAME_WIDTH = 40
 
 
@@ -639,7 +639,7 @@ def _mechanism_table(rows):
         if sampled:
             cell.append(_number(row.get("sampling_rate")))
         cells.append(cell)
-    name_width = min(max(len(header[0]), *(len(c[0]) for c in cells)), _NAME_WIDTH)
+    name_width = max([len(header[0])] + [len(c[0]) for c in cells if len(c[0]) <= _NAME_WIDTH])
     widths = [name_width] + [max(len(header[k]), *(len(c[k]) for c in cells))
                              for k in range(1, len(header))]
 
