@@ -3,7 +3,10 @@
 :class:`PrivacyLedger` records mechanisms (:mod:`sparsedp.privacy.mechanisms`),
 leaks (data-dependent quantities used without budget) and the floating-point
 slack of the samplers; its total epsilon is the minimum over every valid bound
-the accountants give (:mod:`sparsedp.privacy.accountants`).
+the accountants give (:mod:`sparsedp.privacy.accountants`).  It is the privacy
+report of a fit: ``str(ledger)`` is a table of the mechanisms and the total,
+:meth:`PrivacyLedger.to_dict` the same in plain values, and
+:meth:`PrivacyLedger.compose` one ledger for several fits on the same data.
 """
 import dataclasses
 import math
@@ -69,8 +72,15 @@ class PrivacyLedger:
       within ``exp(+-eta)`` of the ideal one) adds ``2 H`` to epsilon, evaluated at
       ``delta e^-H``, with ``H = sum eta * count``.
 
-    Asking for epsilon (:attr:`epsilon`, :meth:`get_epsilon`, ``str()``) never changes
-    the ledger.
+    Asking for epsilon (:attr:`epsilon`, :meth:`get_epsilon`, ``str()``,
+    :meth:`to_dict`) never changes the ledger.
+
+    The ledger is the fit's privacy report: ``str(ledger)`` prints it as a table
+    (relation and total; one row per mechanism with its kind, count, sensitivity,
+    noise and per-use epsilon0; the sampler slack; the leaks, marked NOT PRIVATE;
+    the ``Total:`` line with the accountant that gave it), :meth:`to_dict`
+    converts it to a JSON-serialisable dict, and :meth:`compose` merges the
+    ledgers of several fits on the same data into one, accounted together.
 
     Parameters
     ----------
