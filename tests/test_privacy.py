@@ -207,3 +207,204 @@ def test_gdp_log_delta_array_is_the_scalar_curve():
         np.testing.assert_array_equal(np.isfinite(got), np.isfinite(want))
         finite = np.isfinite(want)
         np.testing.assert_allclose(got[finite], want[finite], rtol=1e-13, atol=1e-13)
+
+
+# --------------------------------------------------------------------------------------
+# The report: to_dict, the printed table, composition of ledgers
+# --------------------------------------------------------------------------------------
+MECHANISM_KEYS = ["name", "kind", "count", "sensitivity", "relation", "noise_multiplier",
+                  "noise_scale", "epsilon0", "sampling_rate"]
+
+
+def mixed_ledger():
+    ledger = PrivacyLedger(delta=1e-6)
+    ledger.add_gaussian("coordinate gradients", 20.0, count=1000, sensitivity=0.02)
+    ledger.add_laplace("smoothness constants", 8.0, count=1, sensitivity=1.5)
+    ledger.add_pure("coordinate selection (report-noisy-max, Lap(2 Delta / eps0) on the "
+                    "rule's score)", 0.01, count=50)
+    ledger.add_bounded_range("exponential selection", 0.02, count=30, sensitivity=0.1)
+    ledger.add_sampler_error("Laplace draws", 2.0 ** -40, count=51)
+    ledger.add_sampler_tv("report-noisy-max draws", 1e-15, count=50)
+    return ledger
+
+
+def test_to_dict_round_trips_through_json_and_states_the_ledger():
+    import json
+
+    ledger = mixed_ledger()
+    report = ledger.to_dict()
+    assert json.loads(json.dumps(report)) == report
+    eps, method = ledger.get_epsilon(return_method=True)
+    assert (report["epsilon"], report["method"]) == (eps, method)
+    assert report["epsilon_ignoring_leaks"] == eps
+    assert (report["delta"], report["relation"], report["private"]) == (1e-6, "replace-one",
+                                                                        True)
+    assert len(report["mechanisms"]) == len(ledger)
+    for row, entry in zip(report["mechanisms"], ledger.entries):
+        assert list(row)[:len(MECHANISM_KEYS)] == MECHANISM_KEYS
+        assert (row["name"], row["kind"], row["count"], row["sensitivity"]) == (
+            entry.name, entry.kind, entry.count, entry.sensitivity)
+        assert row["epsilon0"] == entry.pure_epsilon
+    gauss, lap, rnm, expo = report["mechanisms"]
+    assert (gauss["noise_multiplier"], gauss["noise_scale"], gauss["epsilon0"]) == (
+        20.0, 20.0 * 0.02, None)
+    assert (lap["noise_scale"], lap["epsilon0"]) == (8.0 * 1.5, 1 / 8.0)
+    assert (rnm["noise_multiplier"], rnm["sensitivity"], rnm["epsilon0"]) == (None, None, 0.01)
+    assert expo["kind"] == "bounded_range" and expo["sampling_rate"] is None
+    assert report["sampler_slack"] == [
+        {"name": "Laplace draws", "kind": "log-ratio", "eta": 2.0 ** -40, "count": 51},
+        {"name": "report-noisy-max draws", "kind": "total-variation", "tau": 1e-15,
+         "count": 50}]
+    assert report["leaks"] == []
+
+    ledger.add_leak("feature bounds", "twice the largest |X_ij|")
+    leaky = ledger.to_dict()
+    text = json.dumps(leaky)
+    assert '"epsilon": Infinity' in text and json.loads(text) == leaky
+    assert (leaky["epsilon"], leaky["method"], leaky["private"]) == (math.inf, "leak", False)
+    assert leaky["epsilon_ignoring_leaks"] == eps == ledger.get_epsilon(ignore_leaks=True)
+    assert leaky["leaks"] == [{"name": "feature bounds",
+                               "description": "twice the largest |X_ij|"}]
+
+    sampled = PrivacyLedger(relation="add-remove")
+    sampled.add_sampled_gaussian("minibatch", 1.1, 0.01, count=100, sensitivity=2.0)
+    report = sampled.to_dict()
+    assert report["epsilon"] is None and report["method"] is None and report["delta"] is None
+    row = report["mechanisms"][0]
+    assert (row["sampling_rate"], row["noise_scale"], row["relation"]) == (0.01, 2.2,
+                                                                          "add-remove")
+    assert json.loads(json.dumps(report)) == report
+
+
+def test_as_dict_gives_every_mechanism_the_same_keys():
+    mechanisms = [Gaussian(3.0), Laplace(2.0, count=3), PureDP(0.5),
+                  RandomizedResponse(0.05, name="votes", count=4)]
+    for m in mechanisms:
+        assert list(m.as_dict())[:len(MECHANISM_KEYS)] == MECHANISM_KEYS
+    assert RandomizedResponse(0.05).as_dict()["epsilon0"] == 0.05
+    assert Laplace(0.0).as_dict()["epsilon0"] == math.inf  # no noise
+    assert Gaussian(math.inf, sensitivity=0.0).as_dict()["noise_scale"] == math.inf
+
+
+def _row_of(lines, name):
+    """The table row of mechanism ``name`` (the line below the name if it stands alone)."""
+    k = next(k for k, line in enumerate(lines) if line.strip().startswith(name))
+    return lines[k + 1] if lines[k].strip() == name else lines[k]
+
+
+def test_report_table_lists_every_mechanism_with_its_count_and_noise():
+    ledger = mixed_ledger()
+    text = str(ledger)
+    lines = text.splitlines()
+    eps = ledger.epsilon
+    assert lines[0] == f"PrivacyLedger: replace-one neighbours, ({eps:.6g}, 1e-06)-DP"
+    assert lines[1].split() == ["mechanism", "kind", "count", "sensitivity", "noise", "eps0"]
+    count_end = lines[1].index("count") + len("count")
+    for entry in ledger.entries:
+        row = _row_of(lines, entry.name)
+        assert entry.kind in row.split()
+        # counts right-aligned under the header
+        assert row[:count_end].endswith(f" {entry.count}")
+    long_name = ledger.entries[2].name
+    assert f"  {long_name}" in lines  # longer than the column: a line of its own
+    assert "z=20 (sigma=0.4)" in _row_of(lines, "coordinate gradients")
+    assert "b=8 (scale=12)" in _row_of(lines, "smoothness constants")
+    assert _row_of(lines, "smoothness constants").split()[-1] == "0.125"
+    assert _row_of(lines, long_name).split()[-1] == "0.01"
+    method = ledger.get_epsilon(return_method=True)[1]
+    assert lines[-1] == (f"Total: ({eps:.6g}, 1e-06)-DP [{method} "
+                         "incl. floating-point sampler slack]")
+    # a planted bug: a mechanism missing from the table is noticed
+    dropped = PrivacyLedger(delta=1e-6)
+    dropped.entries = ledger.entries[1:]
+    with pytest.raises(StopIteration):
+        _row_of(str(dropped).splitlines(), "coordinate gradients")
+
+    sampled = PrivacyLedger(delta=1e-5, relation="add-remove")
+    sampled.add_sampled_gaussian("minibatch", 1.1, 0.01, count=100, sensitivity=2.0)
+    lines = str(sampled).splitlines()
+    assert lines[0].startswith("PrivacyLedger: add-remove neighbours, (")
+    assert lines[1].split()[-1] == "q"
+    assert _row_of(lines, "minibatch").split() == ["minibatch", "sampled_gaussian", "100", "2",
+                                                   "z=1.1", "(sigma=2.2)", "-", "0.01"]
+    assert str(PrivacyLedger()).splitlines() == [
+        "PrivacyLedger: replace-one neighbours, no delta set", "  (no mechanism recorded)",
+        "Total: set a delta to compute epsilon"]
+
+
+def gaussian_fit(delta=1e-6, relation="replace-one"):
+    fit = PrivacyLedger(delta=delta, relation=relation)
+    fit.add_gaussian("smoothness constants", 30.0, count=1, relation=relation)
+    fit.add_gaussian("coordinate gradients", 25.0, count=400, relation=relation)
+    return fit
+
+
+@pytest.mark.parametrize("K", [1, 3, 10])
+def test_compose_of_gaussian_fits_is_their_exact_gdp_composition(K):
+    fits = [gaussian_fit() for _ in range(K)]
+    ovr = PrivacyLedger.compose(fits, names=[f"class {k}" for k in range(K)])
+    mu = math.sqrt(1 / 30.0 ** 2 + 400 / 25.0 ** 2)  # one fit is mu-GDP
+    eps, method = ovr.get_epsilon(return_method=True)
+    assert method == "gdp" and ovr.delta == 1e-6 and ovr.relation == "replace-one"
+    # mu = sqrt(sum of the squared mu of every entry), as the GDP accountant sums them
+    mus = [math.sqrt(1) / 30.0, math.sqrt(400) / 25.0] * K
+    assert eps == gdp_epsilon(math.sqrt(math.fsum(m * m for m in mus)), 1e-6)
+    assert eps == pytest.approx(gdp_epsilon(math.sqrt(K) * mu, 1e-6), rel=1e-12)
+    assert (K == 1) == (eps == fits[0].epsilon)
+    assert len(ovr) == 2 * K and all(len(fit) == 2 for fit in fits)  # the parts unchanged
+    assert ovr.entries[-1].name == f"class {K - 1}: coordinate gradients"
+    assert f"class {K - 1}: coordinate gradients" in str(ovr)
+    assert [e.name for e in PrivacyLedger.compose(fits).entries][:2] == [
+        "fit 0: smoothness constants", "fit 0: coordinate gradients"]
+
+
+def test_compose_with_a_leak_in_one_part_is_not_private():
+    fits = [gaussian_fit() for _ in range(3)]
+    fits[1].add_leak("smoothness constants", "M_j computed from the data")
+    ovr = PrivacyLedger.compose(fits, names=["a", "b", "c"])
+    assert not ovr.private and ovr.epsilon == math.inf
+    assert ovr.get_epsilon(ignore_leaks=True) == PrivacyLedger.compose(
+        [gaussian_fit() for _ in range(3)]).epsilon
+    assert "NOT PRIVATE, leaks: b: smoothness constants" in str(ovr)
+    assert ovr.to_dict()["leaks"] == [{"name": "b: smoothness constants",
+                                       "description": "M_j computed from the data"}]
+
+
+def test_compose_adds_up_the_sampler_slack():
+    K, eta, draws = 4, 1e-9, 401
+    fits = []
+    for _ in range(K):
+        fit = gaussian_fit(delta=1e-5)
+        fit.add_sampler_error("integer noise", eta, count=draws)
+        fit.add_sampler_tv("tail", 1e-14, count=draws)
+        fits.append(fit)
+    ovr = PrivacyLedger.compose(fits)
+    ideal = PrivacyLedger.compose([gaussian_fit(delta=1e-5) for _ in range(K)])
+    ideal.add_sampler_error("all integer noise", eta, count=K * draws)
+    ideal.add_sampler_tv("all tails", 1e-14, count=K * draws)
+    assert ovr.epsilon == pytest.approx(ideal.epsilon, rel=1e-12)
+    # H = sum eta * count over every part: more slack than one part's
+    one_part = PrivacyLedger.compose([gaussian_fit(delta=1e-5) for _ in range(K)])
+    one_part.add_sampler_error("integer noise", eta, count=draws)
+    one_part.add_sampler_tv("tail", 1e-14, count=draws)
+    assert ovr.epsilon > one_part.epsilon
+    assert [s["name"] for s in ovr.to_dict()["sampler_slack"]][:3] == [
+        "fit 0: integer noise", "fit 1: integer noise", "fit 2: integer noise"]
+
+
+def test_compose_arguments():
+    with pytest.raises(ValueError, match="different neighbouring relations"):
+        PrivacyLedger.compose([gaussian_fit(), gaussian_fit(relation="add-remove")])
+    with pytest.raises(ValueError, match="names has 1 entries for 2 ledgers"):
+        PrivacyLedger.compose([gaussian_fit(), gaussian_fit()], names=["a"])
+    with pytest.raises(TypeError, match="not a str"):
+        PrivacyLedger.compose([gaussian_fit(), gaussian_fit()], names="ab")
+    with pytest.raises(TypeError, match=r"ledgers\[1\] must be a PrivacyLedger"):
+        PrivacyLedger.compose([gaussian_fit(), {"epsilon": 1.0}])
+    with pytest.raises(ValueError, match="at least one ledger"):
+        PrivacyLedger.compose([])
+    # delta: the parts' common one, none if they differ, or the one given
+    assert PrivacyLedger.compose([gaussian_fit(1e-5), gaussian_fit(1e-6)]).delta is None
+    given = PrivacyLedger.compose([gaussian_fit(1e-5), gaussian_fit(1e-6)], delta=1e-7)
+    assert given.delta == 1e-7 and given.epsilon > PrivacyLedger.compose(
+        [gaussian_fit(1e-6), gaussian_fit(1e-6)]).epsilon

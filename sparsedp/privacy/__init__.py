@@ -12,7 +12,9 @@
   :mod:`~sparsedp.privacy.zcdp`, :mod:`~sparsedp.privacy.pure`: the curves and
   their closed-form calibrators;
 * :mod:`~sparsedp.privacy.calibration`: one calibration routine for any ledger;
-* :mod:`~sparsedp.privacy.ledger`: :class:`PrivacyLedger`, the privacy report.
+* :mod:`~sparsedp.privacy.ledger`: :class:`PrivacyLedger`, the privacy report (a
+  printed table, :meth:`PrivacyLedger.to_dict`, :meth:`PrivacyLedger.compose` for
+  several fits on the same data).
 
 Conventions: ``noise_multiplier`` is ``sigma / Delta_2`` (Gaussian) or
 ``scale / Delta_1`` (Laplace); the neighbouring relation is replace-one unless a

@@ -3,8 +3,12 @@
 :class:`PrivacyLedger` records mechanisms (:mod:`sparsedp.privacy.mechanisms`),
 leaks (data-dependent quantities used without budget) and the floating-point
 slack of the samplers; its total epsilon is the minimum over every valid bound
-the accountants give (:mod:`sparsedp.privacy.accountants`).
+the accountants give (:mod:`sparsedp.privacy.accountants`).  It is the privacy
+report of a fit: ``str(ledger)`` is a table of the mechanisms and the total,
+:meth:`PrivacyLedger.to_dict` the same in plain values, and
+:meth:`PrivacyLedger.compose` one ledger for several fits on the same data.
 """
+import dataclasses
 import math
 
 from ._checks import check_count, check_delta, check_nonneg, check_relation
@@ -68,8 +72,15 @@ class PrivacyLedger:
       within ``exp(+-eta)`` of the ideal one) adds ``2 H`` to epsilon, evaluated at
       ``delta e^-H``, with ``H = sum eta * count``.
 
-    Asking for epsilon (:attr:`epsilon`, :meth:`get_epsilon`, ``str()``) never changes
-    the ledger.
+    Asking for epsilon (:attr:`epsilon`, :meth:`get_epsilon`, ``str()``,
+    :meth:`to_dict`) never changes the ledger.
+
+    The ledger is the fit's privacy report: ``str(ledger)`` prints it as a table
+    (relation and total; one row per mechanism with its kind, count, sensitivity,
+    noise and per-use epsilon0; the sampler slack; the leaks, marked NOT PRIVATE;
+    the ``Total:`` line with the accountant that gave it), :meth:`to_dict`
+    converts it to a JSON-serialisable dict, and :meth:`compose` merges the
+    ledgers of several fits on the same data into one, accounted together.
 
     Parameters
     ----------
@@ -395,39 +406,262 @@ class PrivacyLedger:
         return eps, method
 
     def to_list(self):
-        """List of dicts describing each recorded mechanism."""
+        """List of dicts describing each recorded mechanism
+        (:meth:`Mechanism.as_dict <sparsedp.privacy.mechanisms.Mechanism.as_dict>`)."""
         return [e.as_dict() for e in self.entries]
+
+    def to_dict(self):
+        """The privacy report as a dict of plain Python values.
+
+        Computing it never changes the ledger.
+
+        Returns
+        -------
+        report : dict
+            * ``epsilon``: total epsilon at :attr:`delta` (:meth:`get_epsilon`):
+              ``float('inf')`` if something leaked or the sampler slack uses up
+              delta; ``None`` if no delta is set;
+            * ``delta``: the target delta (``None`` if unset);
+            * ``relation``: the neighbouring relation of every mechanism;
+            * ``method``: the accountant giving the total (``"gdp"``, ``"pld"``,
+              ``"rdp"``, ``"split"``, ...; ``"leak"`` if not private; ``None``
+              if no delta is set);
+            * ``private``: False if a leak was recorded;
+            * ``epsilon_ignoring_leaks``: what the accounted mechanisms alone
+              would spend (``get_epsilon(delta, ignore_leaks=True)``): equal to
+              ``epsilon`` without leaks, **void as a guarantee** with them;
+            * ``mechanisms``: one dict per mechanism (:meth:`to_list`): ``name``,
+              ``kind``, ``count``, ``sensitivity``, ``relation``,
+              ``noise_multiplier``, ``noise_scale``, ``epsilon0``,
+              ``sampling_rate`` (``None`` where one does not apply);
+            * ``sampler_slack``: one dict per floating-point sampler entry:
+              ``name``, ``kind`` (``"log-ratio"``, with ``eta``, see
+              :meth:`add_sampler_error`; or ``"total-variation"``, with ``tau``,
+              see :meth:`add_sampler_tv`) and ``count``;
+            * ``leaks``: one dict per leak, ``name`` and ``description``.
+
+        Notes
+        -----
+        JSON has no infinity: ``json.dumps(report)`` (whose default is
+        ``allow_nan=True``) writes ``inf`` as ``Infinity``, which ``json.loads``
+        reads back as ``float('inf')``; a strict JSON consumer needs
+        ``epsilon`` mapped to ``None`` or a string first.  The report holds no NaN.
+
+        Examples
+        --------
+        >>> import json
+        >>> ledger = PrivacyLedger(delta=1e-5)
+        >>> ledger.add_gaussian("gradients", noise_multiplier=20.0, count=1000)
+        >>> report = ledger.to_dict()
+        >>> report["method"], report["mechanisms"][0]["count"]
+        ('gdp', 1000)
+        >>> json.loads(json.dumps(report)) == report
+        True
+        """
+        epsilon = method = accounted = None
+        if self._delta is not None:
+            epsilon, method = self.get_epsilon(self._delta, return_method=True)
+            accounted = (self.get_epsilon(self._delta, ignore_leaks=True) if self.leaks
+                         else epsilon)
+        slack = [{"name": name, "kind": "log-ratio", "eta": eta, "count": count}
+                 for name, eta, count in self.sampler_errors]
+        slack += [{"name": name, "kind": "total-variation", "tau": tau, "count": count}
+                  for name, tau, count in self.sampler_tvs]
+        return {"epsilon": epsilon, "delta": self._delta, "relation": self.relation,
+                "method": method, "private": self.private,
+                "epsilon_ignoring_leaks": accounted, "mechanisms": self.to_list(),
+                "sampler_slack": slack,
+                "leaks": [{"name": name, "description": description}
+                          for name, description in self.leaks]}
+
+    @classmethod
+    def compose(cls, ledgers, names=None, *, delta=None):
+        """One ledger holding everything several fits on the same data spent.
+
+        For instance the ``K`` binary fits of a one-vs-rest classifier: every
+        mechanism, sampler-slack entry and leak of each ledger is recorded in a
+        new ledger, its name prefixed (``"class 2: coordinate gradients"``).
+        The total is then computed over all the entries at once by
+        :meth:`get_epsilon`, i.e. by the tightest valid composition (``K``
+        Gaussian-only fits: exact GDP, ``mu = sqrt(sum mu_k^2)``); a leak in any
+        part makes the whole not private, and the sampler slacks add up.  The
+        parts' deltas are not added: ``delta`` is the composite's own target.
+
+        Parameters
+        ----------
+        ledgers : iterable of PrivacyLedger
+            Ledgers of fits on the same data, all under the same neighbouring
+            relation.  They are not changed.
+        names : iterable of str, optional
+            One prefix per ledger; default ``"fit 0"``, ``"fit 1"``, ...
+        delta : float, optional
+            Target delta of the composite.  Default: the parts' delta if they
+            all have the same one, else none (set it before asking for epsilon).
+
+        Returns
+        -------
+        PrivacyLedger
+
+        Raises
+        ------
+        ValueError
+            No ledger, as many names as ledgers not given, or ledgers under
+            different neighbouring relations.
+        TypeError
+            A part that is not a :class:`PrivacyLedger`.
+
+        Examples
+        --------
+        >>> fits = []
+        >>> for k in range(4):
+        ...     fit = PrivacyLedger(delta=1e-5)
+        ...     fit.add_gaussian("gradients", noise_multiplier=40.0, count=1000)
+        ...     fits.append(fit)
+        >>> ovr = PrivacyLedger.compose(fits, names=[f"class {k}" for k in range(4)])
+        >>> ovr.entries[2].name
+        'class 2: gradients'
+        >>> ovr.epsilon == gdp_epsilon(math.sqrt(4 * 1000) / 40.0, 1e-5)
+        True
+        """
+        ledgers = list(ledgers)
+        if not ledgers:
+            raise ValueError("compose needs at least one ledger")
+        for k, ledger in enumerate(ledgers):
+            if not isinstance(ledger, PrivacyLedger):
+                raise TypeError(f"ledgers[{k}] must be a PrivacyLedger, got "
+                                f"{type(ledger).__name__}")
+        if names is None:
+            names = [f"fit {k}" for k in range(len(ledgers))]
+        else:
+            if isinstance(names, str):
+                raise TypeError("names must be an iterable of str, one per ledger, not a str")
+            names = [str(name) for name in names]
+            if len(names) != len(ledgers):
+                raise ValueError(f"names has {len(names)} entries for {len(ledgers)} ledgers")
+        relations = sorted({ledger.relation for ledger in ledgers})
+        if len(relations) > 1:
+            by_relation = ", ".join(f"{name!r}: {ledger.relation}"
+                                    for name, ledger in zip(names, ledgers))
+            raise ValueError(f"cannot compose ledgers under different neighbouring relations "
+                             f"({by_relation}); a guarantee needs one relation for all")
+        if delta is None:
+            deltas = {ledger.delta for ledger in ledgers}
+            delta = deltas.pop() if len(deltas) == 1 else None
+        out = cls(delta=delta, relation=relations[0])
+        for prefix, ledger in zip(names, ledgers):
+            for m in ledger.entries:
+                out.add(dataclasses.replace(m, name=f"{prefix}: {m.name}"))
+            out.sampler_errors += [(f"{prefix}: {name}", eta, count)
+                                   for name, eta, count in ledger.sampler_errors]
+            out.sampler_tvs += [(f"{prefix}: {name}", tau, count)
+                                for name, tau, count in ledger.sampler_tvs]
+            out.leaks += [(f"{prefix}: {name}", description)
+                          for name, description in ledger.leaks]
+        return out
 
     def __repr__(self):
         return f"PrivacyLedger(delta={self._delta!r}, relation={self.relation!r}, " \
                f"{len(self.entries)} mechanisms)"
 
+    def _total_line(self):
+        """The last line of the report: the total, or why there is none."""
+        if self._delta is None:
+            return "Total: set a delta to compute epsilon"
+        if self.leaks:
+            eps, method = self.get_epsilon(self._delta, return_method=True,
+                                           ignore_leaks=True)
+            names = ", ".join(name for name, _ in self.leaks)
+            return (f"Total: (inf, {self._delta:.3g})-DP: NOT PRIVATE, leaks: {names} "
+                    f"(void: the accounted mechanisms alone would spend "
+                    f"({eps:.6g}, {self._delta:.3g}) [{method}])")
+        eps, method = self.get_epsilon(self._delta, return_method=True)
+        slack = (" incl. floating-point sampler slack"
+                 if self.sampler_errors or self.sampler_tvs else "")
+        return f"Total: ({eps:.6g}, {self._delta:.3g})-DP [{method}{slack}]"
+
     def __str__(self):
-        lines = [f"PrivacyLedger ({self.relation} neighbours)"]
-        if not self.entries:
+        """The privacy report as an aligned table.
+
+        A header (neighbouring relation, total), one row per mechanism
+        (name, kind, count, sensitivity, noise multiplier with the noise scale,
+        pure epsilon0 of one use, sampling rate if any), the floating-point
+        sampler slack, the leaks, and the ``Total:`` line.  A name longer than
+        the name column is printed whole on a line of its own, its row below.
+        """
+        if self._delta is None:
+            status = "no delta set"
+        elif self.leaks:
+            status = "NOT PRIVATE"
+        else:
+            eps = self.get_epsilon(self._delta)
+            status = f"({eps:.6g}, {self._delta:.3g})-DP"
+        lines = [f"PrivacyLedger: {self.relation} neighbours, {status}"]
+        if self.entries:
+            lines += _mechanism_table([e.as_dict() for e in self.entries])
+        else:
             lines.append("  (no mechanism recorded)")
-        for e in self.entries:
-            lines.append("  - " + e.describe())
+        if self.sampler_errors or self.sampler_tvs:
+            lines.append("floating-point sampler slack (counted in the total):")
         for name, eta, count in self.sampler_errors:
             lines.append(f"  ~ {name}: floating-point sampler: {count} draws within "
                          f"exp(+-{eta:.6g}) of the ideal law")
         for name, tau, count in self.sampler_tvs:
             lines.append(f"  ~ {name}: floating-point sampler: {count} draws within "
                          f"total variation {tau:.3g} of the ideal law")
+        if self.leaks:
+            lines.append("leaks (data-dependent quantities used without budget):")
         for name, description in self.leaks:
             lines.append(f"  ! NOT PRIVATE: {name}: {description}")
-        if self._delta is None:
-            lines.append("Total: set a delta to compute epsilon")
-        elif self.leaks:
-            eps, method = self.get_epsilon(self._delta, return_method=True,
-                                           ignore_leaks=True)
-            names = ", ".join(name for name, _ in self.leaks)
-            lines.append(f"Total: (inf, {self._delta:.3g})-DP: NOT PRIVATE, leaks: {names} "
-                         f"(void: the accounted mechanisms alone would spend "
-                         f"({eps:.6g}, {self._delta:.3g}) [{method}])")
-        else:
-            eps, method = self.get_epsilon(self._delta, return_method=True)
-            slack = (" incl. floating-point sampler slack"
-                     if self.sampler_errors or self.sampler_tvs else "")
-            lines.append(f"Total: ({eps:.6g}, {self._delta:.3g})-DP [{method}{slack}]")
+        lines.append(self._total_line())
         return "\n".join(lines)
+
+
+#: widest name column of the report; a longer name gets a line of its own
+_NAME_WIDTH = 40
+
+
+def _number(value):
+    return "-" if value is None else f"{value:.6g}"
+
+
+def _noise_cell(row):
+    """``z=20 (sigma=0.4)`` for a Gaussian, ``b=10 (scale=1)`` for a Laplace mechanism."""
+    z = row.get("noise_multiplier")
+    if z is None:
+        return "-"
+    symbol, scale = ("b", "scale") if row["kind"] == "laplace" else ("z", "sigma")
+    cell = f"{symbol}={z:.6g}"
+    if row.get("noise_scale") is not None:
+        cell += f" ({scale}={row['noise_scale']:.6g})"
+    return cell
+
+
+def _mechanism_table(rows):
+    """Lines of the mechanism table of :meth:`PrivacyLedger.__str__` from ``as_dict`` rows."""
+    header = ["mechanism", "kind", "count", "sensitivity", "noise", "eps0"]
+    sampled = any(row.get("sampling_rate") is not None for row in rows)
+    if sampled:
+        header.append("q")
+    cells = []
+    for row in rows:
+        cell = [row["name"], row["kind"], str(row["count"]), _number(row["sensitivity"]),
+                _noise_cell(row), _number(row.get("epsilon0"))]
+        if sampled:
+            cell.append(_number(row.get("sampling_rate")))
+        cells.append(cell)
+    name_width = max([len(header[0])] + [len(c[0]) for c in cells if len(c[0]) <= _NAME_WIDTH])
+    widths = [name_width] + [max(len(header[k]), *(len(c[k]) for c in cells))
+                             for k in range(1, len(header))]
+
+    def line(cell):
+        parts = [cell[0].ljust(widths[0]), cell[1].ljust(widths[1]),
+                 cell[2].rjust(widths[2])] + [c.ljust(w) for c, w in zip(cell[3:], widths[3:])]
+        return ("  " + "  ".join(parts)).rstrip()
+
+    out = [line(header)]
+    for cell in cells:
+        if len(cell[0]) > name_width:
+            out.append("  " + cell[0])
+            cell = [""] + cell[1:]
+        out.append(line(cell))
+    return out

@@ -110,8 +110,31 @@ class Mechanism:
         return f"{self.name}: {self.kind} " + ", ".join(parts)
 
     def as_dict(self):
-        """The record as a dict, with its ``kind``."""
-        return {"kind": self.kind, **asdict(self)}
+        """The record as a dict of plain Python values (JSON-serialisable).
+
+        Every mechanism gives the same keys, ``None`` where one does not apply:
+
+        * ``name``, ``kind`` (:attr:`kind`), ``count``, ``sensitivity``, ``relation``;
+        * ``noise_multiplier``: noise scale / sensitivity (``z`` of a Gaussian, ``b``
+          of a Laplace mechanism);
+        * ``noise_scale``: ``noise_multiplier * sensitivity`` (the Gaussian's
+          ``sigma``, the Laplace scale), when the sensitivity is known;
+        * ``epsilon0``: the pure-DP parameter of one use (:attr:`pure_epsilon`;
+          ``1 / b`` for a Laplace mechanism, ``inf`` without noise);
+        * ``sampling_rate``: the subsampling rate ``q``;
+
+        followed by any further field of a subclass.  The ledger's report
+        (:meth:`~sparsedp.privacy.PrivacyLedger.to_dict`, ``str()``) is built from it.
+        """
+        out = {"name": self.name, "kind": self.kind, "count": self.count,
+               "sensitivity": self.sensitivity, "relation": self.relation,
+               "noise_multiplier": None, "noise_scale": None,
+               "epsilon0": self.pure_epsilon, "sampling_rate": None}
+        out.update(asdict(self))
+        z, sensitivity = out["noise_multiplier"], out["sensitivity"]
+        if z is not None and sensitivity is not None:
+            out["noise_scale"] = math.inf if math.isinf(z) else z * sensitivity
+        return out
 
 
 @dataclass(frozen=True)
