@@ -81,11 +81,11 @@ def _with_intercept_column(Xc, scaling):
     return A
 
 
-def _compose(ledgers, names):
+def _compose(ledgers, names, delta):
     """One ledger of several fits on the same data (every mechanism of each)."""
     if len(ledgers) == 1:
         return ledgers[0]
-    return PrivacyLedger.compose(ledgers, names=names)
+    return PrivacyLedger.compose(ledgers, names=names, delta=delta)
 
 
 def _per_fit_budget(epsilon, delta, k):
@@ -283,9 +283,7 @@ class DPLinearModel(BaseEstimator):
         for c in range(1, k):
             results.append(self._run(solver, X, targets[c], *each, dict(kw), seeds[c],
                                      None if init is None else init[c]))
-        ledger = _compose([r.privacy for r in results], names)
-        if k > 1:
-            ledger.delta = delta
+        ledger = _compose([r.privacy for r in results], names, delta)
         if params["verbose"]:
             print(f"{type(self).__name__}: solver={solver!r}, {k} fit(s) at "
                   f"(epsilon, delta) = ({each[0]:.4g}, {each[1]:.3g}) each\n{ledger}")
@@ -297,7 +295,7 @@ class DPLinearModel(BaseEstimator):
         """Whether k copies of ``ledger`` compose within (epsilon, delta)."""
         if not ledger.private:
             return True  # not private anyway (epsilon = inf or a leak): no split helps
-        total = _compose([ledger] * k, [str(c) for c in range(k)])
+        total = _compose([ledger] * k, [str(c) for c in range(k)], delta)
         return total.get_epsilon(delta) <= epsilon
 
     def _warm_coef(self, params, k, n_columns):

@@ -56,7 +56,7 @@ class _DPClassifier(ClassifierMixin, DPLinearModel):
             targets, names = [np.where(y == classes[1], 1.0, -1.0)], ["model"]
         else:
             targets = [np.where(y == c, 1.0, -1.0) for c in classes]
-            names = [f"class {c!r}" for c in classes]
+            names = [f"class {c}" for c in classes]
         coefs, n_iter, ledger, results = self._fit_targets(design, targets, params, names)
         self.coef_, self.intercept_ = self._set_fitted(coefs, n_iter, ledger, params, results)
         self.classes_ = classes
