@@ -102,43 +102,6 @@ cdef int FLOOR_BITS = 60
 cdef enum:
     CHUNK = 16      # coordinates per chunk sum (block sizes are multiples of 16)
 
-cdef extern from *:
-    """
-    #include <stdint.h>
-    typedef unsigned __int128 sparsedp_u128;
-    #include <string.h>
-    /* ceil(v) for a double 0 <= v < 2^127, exactly (v >= 2^52 is an integer):
-       hardware conversions below 2^63, the mantissa shifted above */
-    static inline sparsedp_u128 sparsedp_u128_ceil(double v) {
-        if (v < 9223372036854775808.0) {
-            uint64_t r = (uint64_t) v;
-            return (sparsedp_u128) ((double) r < v ? r + 1 : r);
-        }
-        uint64_t bits;
-        memcpy(&bits, &v, sizeof bits);
-        return (sparsedp_u128) ((bits & 0xFFFFFFFFFFFFFull) | 0x10000000000000ull)
-               << ((int) ((bits >> 52) & 0x7FF) - 1075);
-    }
-    static inline double sparsedp_u128_double(sparsedp_u128 r) { return (double) r; }
-    static inline int sparsedp_u128_bits(sparsedp_u128 x) {
-        uint64_t hi = (uint64_t) (x >> 64), lo = (uint64_t) x;
-        return hi ? 128 - __builtin_clzll(hi) : (lo ? 64 - __builtin_clzll(lo) : 0);
-    }
-    static inline sparsedp_u128 sparsedp_u128_words(uint64_t hi, uint64_t lo) {
-        return ((sparsedp_u128) hi << 64) | lo;
-    }
-    static inline uint64_t sparsedp_u128_hi(sparsedp_u128 x) { return (uint64_t) (x >> 64); }
-    static inline uint64_t sparsedp_u128_lo(sparsedp_u128 x) { return (uint64_t) x; }
-    """
-    ctypedef unsigned long long u128 "sparsedp_u128"
-    u128 u128_ceil "sparsedp_u128_ceil"(double v) noexcept nogil
-    double u128_double "sparsedp_u128_double"(u128 r) noexcept nogil
-    int u128_bits "sparsedp_u128_bits"(u128 x) noexcept nogil
-    u128 u128_words "sparsedp_u128_words"(uint64_t hi, uint64_t lo) noexcept nogil
-    uint64_t u128_hi "sparsedp_u128_hi"(u128 x) noexcept nogil
-    uint64_t u128_lo "sparsedp_u128_lo"(u128 x) noexcept nogil
-
-
 cdef packed struct RowEntry:
     double value    # X_ik
     double clip     # C_k, the clipping threshold of its column
@@ -218,26 +181,6 @@ cdef class NoisyMax:
     generator : numpy.random.Generator
         Source of the noise (hold its lock around nogil sampling).
     """
-    cdef readonly Py_ssize_t p, block, n_blocks
-    cdef readonly double scale, ref
-    cdef readonly int units         # Q: a weight of 1 is 2^Q integer units
-    cdef int selection
-    cdef object generator
-    cdef bitgen_t* rng
-    cdef double[::1] score, block_max
-    cdef u128* weight               # r_k (integer units), exact
-    cdef u128* block_sum            # exact block sums of r_k
-    cdef u128* tail_prefix          # laplace: prefix sums of the tail weights
-    cdef u128* chunk_sum            # exact sums of CHUNK consecutive r_k (in blocks)
-    cdef u128 total
-    cdef double x_head, x_floor, x_one, two_q
-    cdef bint stale                 # a weight would overflow: rebuild at flush
-    cdef unsigned char[::1] dirty
-    cdef int64_t[::1] dirty_list, hit
-    cdef Py_ssize_t n_dirty
-    cdef int64_t round
-    cdef double best
-    cdef readonly int64_t n_fallbacks, n_rebuilds
 
     def __cinit__(self, scores, double scale, selection, generator):
         cdef Py_ssize_t k
