@@ -263,6 +263,7 @@ class DPLinearModel(BaseEstimator):
         k = len(targets)
         epsilon, delta = params["epsilon"], params["delta"]
         kw = self._solver_kwargs(params, X.shape[1] - params["fit_intercept"])
+        self.solver_params_ = dict(kw)
         kw["penalty"] = params["penalty"]
         generator = check_random_state(self.random_state)
         seeds = [generator] if k == 1 else generator.spawn(k)  # k = 1: the functional API's draws

@@ -69,6 +69,10 @@ FITTED_ATTRIBUTES = """\
         The delta the fit was calibrated for.
     n_iter_ : int or ndarray
         The solver's iteration count (per class for classifiers).
+    solver_params_ : dict
+        The keyword arguments the solver was called with (besides the data,
+        the model, the budget and the seed): calling it with them reproduces
+        the fit.
     solver_info_ : list of dict
         The solver's public values (noise multipliers, clipping thresholds,
         step sizes...), one per fitted model.
