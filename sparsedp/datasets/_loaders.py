@@ -83,8 +83,17 @@ def _read_sparse(path, n_features, pairs):
     rows, cols, vals = np.concatenate(rows), np.concatenate(cols), np.concatenate(vals)
     if cols.size and (cols.min() < 0 or cols.max() >= n_features):
         raise ValueError(f"{path}: feature indices must lie in [1, {n_features}]")
-    X = sp.csc_array((vals, (rows, cols)), shape=(n, n_features))
+    return canonical_csc(sp.csc_array((vals, (rows, cols)), shape=(n, n_features)))
+
+
+def canonical_csc(X):
+    """``X`` as a CSC array with summed duplicates, sorted int32 indices (int64 if needed)."""
+    X = sp.csc_array(X)
     X.sum_duplicates()
+    X.sort_indices()
+    if max(X.shape[0], X.nnz) < np.iinfo(np.int32).max:
+        X = sp.csc_array((X.data, X.indices.astype(np.int32), X.indptr.astype(np.int32)),
+                         shape=X.shape)
     return X
 
 
@@ -93,9 +102,7 @@ def _stack(parts):
     if len(parts) == 1:
         return parts[0]
     Xs, ys = zip(*parts)
-    X = sp.csc_array(sp.vstack(Xs, format="csc")) if sp.issparse(Xs[0]) else np.vstack(Xs)
-    if sp.issparse(X):
-        X.sort_indices()
+    X = canonical_csc(sp.vstack(Xs)) if sp.issparse(Xs[0]) else np.vstack(Xs)
     return X, np.concatenate(ys)
 
 
@@ -341,7 +348,7 @@ def load_svmlight(path, n_features=None, *, zero_based="auto", dtype=np.float64)
     Returns
     -------
     X : scipy.sparse.csc_array of shape (n_samples, n_features)
-        Sorted indices.
+        Sorted int32 indices.
     y : ndarray of shape (n_samples,)
     """
     from sklearn.datasets import load_svmlight_file
@@ -355,6 +362,4 @@ def load_svmlight(path, n_features=None, *, zero_based="auto", dtype=np.float64)
                               zero_based=zero_based)
     if X.shape[0] == 0:
         raise ValueError(f"{path} holds no records")
-    X = sp.csc_array(X)
-    X.sort_indices()
-    return X, np.asarray(y, dtype=np.float64)
+    return canonical_csc(X), np.asarray(y, dtype=np.float64)

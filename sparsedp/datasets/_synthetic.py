@@ -15,15 +15,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_integer, check_option, check_real
+from ._loaders import canonical_csc
 
 _TASKS = ("classification", "regression")
-
-
-def _labels(z, task, positive_fraction=0.5):
-    """``z`` itself (regression), or +1 for the largest ``positive_fraction`` of ``z``, else -1."""
-    if task == "regression":
-        return z
-    return np.where(z >= np.quantile(z, 1.0 - positive_fraction), 1.0, -1.0)
 
 
 def make_sparse_lasso(n_samples=1000, n_features=1000, n_informative=10,
@@ -132,7 +126,7 @@ def make_quasi_sparse(n_samples=1000, n_features=100, *, sigma=1.0, n_nonzero=No
                else rng.choice(n_features, n_nonzero, replace=False))
     w_true[support] = rng.lognormal(0.0, sigma, support.size)
     z = X @ w_true + noise * rng.standard_normal(n_samples)
-    return X, _labels(z, task), w_true
+    return X, (z if task == "regression" else np.where(z >= 0.0, 1.0, -1.0)), w_true
 
 
 def make_square(n_samples=1000, n_features=1000, n_nonzero=10, *, sigma=1.0, noise=1.0,
@@ -212,11 +206,12 @@ def make_dorothea_like(n_samples=800, n_features=100_000, density=0.0091, n_info
     task = check_option(task, "task", _TASKS)
     positive_fraction = check_real(positive_fraction, "positive_fraction", high=1.0)
     rng = np.random.default_rng(random_state)
-    X = sp.csc_array(sp.random(n_samples, n_features, density=density, format="csc",
-                               rng=rng, data_rvs=np.ones))
-    X.sort_indices()
+    X = canonical_csc(sp.random(n_samples, n_features, density=density, format="csc",
+                                rng=rng, data_rvs=np.ones))
     w_true = np.zeros(n_features)
     w_true[rng.choice(n_features, n_informative, replace=False)] = rng.normal(
         size=n_informative)
     z = X @ w_true + noise * rng.normal(size=n_samples)
-    return X, _labels(z, task, positive_fraction), w_true
+    if task == "regression":
+        return X, z, w_true
+    return X, np.where(z >= np.quantile(z, 1.0 - positive_fraction), 1.0, -1.0), w_true
