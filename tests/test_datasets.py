@@ -1,8 +1,24 @@
-"""Synthetic data sets: the laws they are documented to follow."""
+"""sparsedp.datasets: the loaders against shared/data/MANIFEST.md, svmlight files, the data
+folder and its deprecated keyword, downloads (from local file:// URLs: no network), the
+offline message, the synthetic generators' documented laws, the catalogue, preprocessing."""
+import gzip
+import hashlib
+import re
+import sys
+import warnings
+
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
-from sparsedp.datasets import make_sparse_lasso
+from problems import data_dir
+
+from sparsedp import datasets
+from sparsedp.datasets import (DataNotFoundError, data_home, describe, list_datasets, load,
+                               load_california, load_dexter, load_dorothea, load_electricity,
+                               load_madelon, load_svmlight, make_dorothea_like,
+                               make_quasi_sparse, make_sparse_lasso, make_square, standardize)
+from sparsedp.datasets import _home, _registry
 
 
 def test_sparse_lasso_weights():
@@ -31,17 +47,13 @@ ELECTRICITY_SHA256 = "2d86fbc74c69a5c04bcde0119bce280dd6d8efa0115987edc75b77ccf0
 def test_load_electricity_matches_the_manifest():
     """MANIFEST.md: 45,312 x 8, DOWN 26,075 and UP 19,237, no missing values, the
     numeric attributes in [0, 1] and day in 1..7."""
-    import hashlib
-
-    from problems import data_dir
-
-    from sparsedp.datasets import ELECTRICITY_FEATURES, load_electricity
+    from sparsedp.datasets import ELECTRICITY_FEATURES
 
     path = data_dir() / "electricity" / "elecNormNew.arff"
     if not path.is_file():
         pytest.skip(f"{path} not found")
     assert hashlib.sha256(path.read_bytes()).hexdigest() == ELECTRICITY_SHA256
-    X, y = load_electricity(home=data_dir())
+    X, y = load_electricity(data_home=data_dir(), download=False)
     assert X.shape == (45_312, 8) and X.dtype == np.float64 and len(ELECTRICITY_FEATURES) == 8
     assert np.sum(y == 1.0) == 19_237 and np.sum(y == -1.0) == 26_075
     assert np.all(np.isfinite(X))
@@ -63,17 +75,13 @@ def test_load_electricity_matches_the_manifest():
     ("@data\n0,2,?,0,0,0,0,0,UP\n", "non-numeric"),
 ])
 def test_load_electricity_rejects_malformed_files(tmp_path, body, match):
-    from sparsedp.datasets import load_electricity
-
     (tmp_path / "electricity").mkdir()
     (tmp_path / "electricity" / "elecNormNew.arff").write_text(body)
     with pytest.raises(ValueError, match=match):
-        load_electricity(home=tmp_path)
+        load_electricity(data_home=tmp_path)
 
 
 def test_load_electricity_reads_a_small_file_and_follows_sparsedp_data(tmp_path, monkeypatch):
-    from sparsedp.datasets import load_electricity
-
     (tmp_path / "electricity").mkdir()
     (tmp_path / "electricity" / "elecNormNew.arff").write_text(
         "@relation e\n@attribute date numeric\n% a comment\n@data\n"
@@ -84,4 +92,455 @@ def test_load_electricity_reads_a_small_file_and_follows_sparsedp_data(tmp_path,
     np.testing.assert_array_equal(y, [-1.0, 1.0])
     monkeypatch.setenv("SPARSEDP_DATA", str(tmp_path / "nowhere"))
     with pytest.raises(FileNotFoundError, match="does not exist"):
-        load_electricity()
+        load_electricity(download=False)
+
+
+# --- the real data sets, exactly as MANIFEST.md ------------------------------------------
+
+def _shared_data():
+    folder = data_dir()
+    if not (folder / "MANIFEST.md").is_file():
+        pytest.skip(f"{folder}/MANIFEST.md not found (set SPARSEDP_DATA)")
+    return folder
+
+
+def _manifest_sha256(folder):
+    """path -> sha256 from the manifest's file tables (``| path | bytes | sha256 |``)."""
+    rows = re.findall(r"^\| ([\w/.]+) \| (\d+) \| ([0-9a-f]{64}) \|$",
+                      (folder / "MANIFEST.md").read_text(), flags=re.M)
+    return {path: (int(size), sha) for path, size, sha in rows}
+
+
+def test_registry_is_the_manifest_and_the_files_match_it():
+    folder = _shared_data()
+    manifest = _manifest_sha256(folder)
+    assert len(manifest) == 19  # "Total: 19 data files"
+    assert set(_registry.FILES) <= set(manifest)
+    for relpath, (url, sha) in _registry.FILES.items():
+        assert manifest[relpath][1] == sha, relpath
+        assert url.startswith("https://raw.githubusercontent.com/") and url.endswith(
+            relpath.split("/")[-1])
+        data = (folder / relpath).read_bytes()
+        assert len(data) == manifest[relpath][0] and hashlib.sha256(data).hexdigest() == sha
+    # every file a loader reads is registered, so every missing file can be downloaded
+    for info in _registry.REAL.values():
+        for split in info["splits"]:
+            for pattern in info["files"]:
+                assert pattern.format(split=split) in _registry.FILES
+
+
+# split -> shape, nnz, non-empty columns, (+1, -1) counts (MANIFEST.md section 1)
+DOROTHEA = {"train": ((800, 100_000), 727_760, 88_119, (78, 722)),
+            "valid": ((350, 100_000), 317_752, 72_113, (34, 316))}
+
+
+@pytest.mark.parametrize("split", DOROTHEA)
+def test_load_dorothea_matches_the_manifest(split):
+    shape, nnz, columns, (pos, neg) = DOROTHEA[split]
+    X, y = load_dorothea(split, data_home=_shared_data(), download=False)
+    assert isinstance(X, sp.csc_array) and X.shape == shape and X.nnz == nnz
+    assert X.dtype == np.float64 and X.indices.dtype == np.int32 and X.has_sorted_indices
+    assert np.all(X.data == 1.0)
+    assert np.count_nonzero(np.diff(X.indptr)) == columns
+    assert (np.sum(y == 1.0), np.sum(y == -1.0)) == (pos, neg)
+
+
+def test_train_plus_valid_stacks_the_splits_in_order():
+    home = _shared_data()
+    X, y = load_dorothea("train+valid", data_home=home, download=False)
+    Xt, yt = load_dorothea("train", data_home=home, download=False)
+    assert X.shape == (1_150, 100_000) and X.nnz == 727_760 + 317_752  # OpenML 4137
+    assert (X[:800] != Xt).nnz == 0 and np.array_equal(y[:800], yt)
+    X, y = load_madelon("train+valid", data_home=home, download=False)
+    assert X.shape == (2_600, 500) and np.sum(y == 1.0) == 1_300  # OpenML 1485
+    with pytest.raises(ValueError, match="split must be"):
+        load_madelon("test", data_home=home)
+
+
+# split -> shape, nnz, sum of values, value range, (+1, -1) (MANIFEST.md section 2)
+MADELON = {"train": ((2_000, 500), 999_999, 488_083_511, (0, 999), (1_000, 1_000)),
+           "valid": ((600, 500), None, None, (37, 822), (300, 300))}
+
+
+@pytest.mark.parametrize("split", MADELON)
+def test_load_madelon_matches_the_manifest(split):
+    shape, nnz, total, (low, high), (pos, neg) = MADELON[split]
+    X, y = load_madelon(split, data_home=_shared_data(), download=False)
+    assert isinstance(X, np.ndarray) and X.shape == shape and X.dtype == np.float64
+    assert (X.min(), X.max()) == (low, high)
+    if nnz is not None:
+        assert np.count_nonzero(X) == nnz and X.sum() == total
+    assert (np.sum(y == 1.0), np.sum(y == -1.0)) == (pos, neg)
+
+
+# split -> nnz, sum of values (dexter.param's check-sums), (+1, -1) (MANIFEST.md section 5)
+DEXTER = {"train": (28_218, 2_816_528, (150, 150)), "valid": (27_949, 2_820_952, (150, 150))}
+
+
+@pytest.mark.parametrize("split", DEXTER)
+def test_load_dexter_matches_the_manifest(split):
+    nnz, total, (pos, neg) = DEXTER[split]
+    X, y = load_dexter(split, data_home=_shared_data(), download=False)
+    assert isinstance(X, sp.csc_array) and X.shape == (300, 20_000) and X.nnz == nnz
+    assert X.sum() == total and np.all(X.data > 0) and X.has_sorted_indices
+    assert (np.sum(y == 1.0), np.sum(y == -1.0)) == (pos, neg)
+
+
+def test_load_california_matches_the_manifest():
+    X, y = load_california(data_home=_shared_data(), download=False)
+    assert X.shape == (20_640, 8) and y.shape == (20_640,) and X.dtype == np.float64
+    assert np.all(np.isfinite(X)) and (y.min(), y.max()) == (14_999.0, 500_001.0)
+    # the file's columns: longitude, latitude, ..., medianIncome (sklearn's MedInc)
+    assert -125 < X[:, 0].min() < X[:, 0].max() < -114 and 32 < X[:, 1].min() < 42
+
+
+def test_sparse_readers_read_plain_and_gzipped_files_alike(tmp_path):
+    for name, data, labels in (("dorothea", "1 5\n2 100000\n", "1\n-1\n"),
+                               ("dexter", "1:3 5:2\n20000:7\n", "-1\n1\n")):
+        plain, zipped = tmp_path / "plain" / name, tmp_path / "gz" / name
+        plain.mkdir(parents=True), zipped.mkdir(parents=True)
+        for kind, text in (("data", data), ("labels", labels)):
+            (plain / f"{name}_train.{kind}").write_text(text)
+            with gzip.open(zipped / f"{name}_train.{kind}.gz", "wt") as f:
+                f.write(text)
+        loader = load_dorothea if name == "dorothea" else load_dexter
+        Xp, yp = loader(data_home=tmp_path / "plain", download=False)
+        Xz, yz = loader(data_home=tmp_path / "gz", download=False)
+        assert (Xp != Xz).nnz == 0 and np.array_equal(yp, yz)
+    np.testing.assert_array_equal(Xz[:, [0, 4, 19_999]].toarray(), [[3, 2, 0], [0, 0, 7]])
+
+
+@pytest.mark.parametrize("data, match", [
+    ("1:3 5\n", "index:value pairs"),
+    ("1:x\n", "non-numeric"),
+    ("20001:1\n", r"feature indices must lie in \[1, 20000\]"),
+    ("0:1\n", "feature indices"),
+])
+def test_load_dexter_rejects_malformed_files(tmp_path, data, match):
+    (tmp_path / "dexter").mkdir()
+    (tmp_path / "dexter" / "dexter_train.data").write_text(data)
+    (tmp_path / "dexter" / "dexter_train.labels").write_text("1\n")
+    with pytest.raises(ValueError, match=match):
+        load_dexter(data_home=tmp_path, download=False)
+
+
+# --- svmlight ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("suffix", ["", ".gz"])
+def test_load_svmlight_round_trips_a_file(tmp_path, suffix):
+    from sklearn.datasets import dump_svmlight_file
+
+    rng = np.random.default_rng(0)
+    X = sp.random(30, 50, density=0.1, format="csr", rng=rng)
+    y = rng.choice([-1.0, 1.0], 30)
+    path = tmp_path / f"problem.svm{suffix}"
+    if suffix:
+        with gzip.open(path, "wb") as f:
+            dump_svmlight_file(X, y, f, zero_based=False)
+    else:
+        dump_svmlight_file(X, y, str(path), zero_based=False)
+    Xl, yl = load_svmlight(path, n_features=50)
+    assert isinstance(Xl, sp.csc_array) and Xl.has_sorted_indices and Xl.shape == (30, 50)
+    np.testing.assert_allclose(Xl.toarray(), X.toarray(), rtol=1e-15)
+    np.testing.assert_array_equal(yl, y)
+    Xn, yn = load(str(path), n_features=50)  # load() takes a path too
+    assert (Xn != Xl).nnz == 0 and np.array_equal(yn, yl)
+
+
+def test_load_svmlight_bad_paths(tmp_path):
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        load_svmlight(tmp_path / "missing.svm")
+    with pytest.raises(TypeError, match="path must be a file path"):
+        load_svmlight(3)
+    (tmp_path / "empty.svm").write_text("")
+    with pytest.raises(ValueError):
+        load_svmlight(tmp_path / "empty.svm")
+
+
+# --- the data folder ---------------------------------------------------------------------
+
+def _small_dorothea(folder):
+    (folder / "dorothea").mkdir(parents=True)
+    (folder / "dorothea" / "dorothea_train.data").write_text("1 5\n2\n")
+    (folder / "dorothea" / "dorothea_train.labels").write_text("1\n-1\n")
+
+
+def test_data_home_order_argument_then_environment_then_defaults(tmp_path, monkeypatch):
+    monkeypatch.setenv("SPARSEDP_DATA", str(tmp_path / "env"))
+    assert data_home(tmp_path / "arg") == tmp_path / "arg"
+    assert data_home() == tmp_path / "env"
+    monkeypatch.delenv("SPARSEDP_DATA")
+    monkeypatch.setattr(_home, "_default_homes", lambda: [tmp_path / "no", tmp_path])
+    assert data_home() == tmp_path.resolve()
+    monkeypatch.setattr(_home, "_default_homes", lambda: [tmp_path / "no"])
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert data_home() == tmp_path / "cache" / "sparsedp"
+    with pytest.raises(TypeError, match="data_home must be a path"):
+        data_home(3)
+
+
+def test_loaders_follow_data_home_and_sparsedp_data(tmp_path, monkeypatch):
+    _small_dorothea(tmp_path / "a")
+    X, y = load_dorothea(data_home=tmp_path / "a", download=False)
+    assert X.shape == (2, 100_000) and X.nnz == 3 and y.tolist() == [1.0, -1.0]
+    monkeypatch.setenv("SPARSEDP_DATA", str(tmp_path / "a"))
+    Xe, ye = load_dorothea(download=False)
+    assert (Xe != X).nnz == 0 and np.array_equal(ye, y)
+    with pytest.raises(DataNotFoundError, match="not found in"):
+        load_dorothea("valid", download=False)
+
+
+@pytest.mark.parametrize("loader, args", [
+    (load_dorothea, ("train",)), (load_dexter, ("train",)), (load_madelon, ("train",)),
+    (load_california, ()), (load_electricity, ()),
+])
+def test_deprecated_home_warns_names_data_home_and_gives_the_same_data(loader, args):
+    home = _shared_data()
+    with pytest.warns(FutureWarning, match=rf"{loader.__name__}\(home=\.\.\.\) is deprecated: "
+                                           rf"use {loader.__name__}\(data_home=\.\.\.\)"):
+        X_old, y_old = loader(*args, home=home, download=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        X_new, y_new = loader(*args, data_home=home, download=False)
+    assert type(X_old) is type(X_new) and np.array_equal(y_old, y_new)
+    assert (X_old != X_new).nnz == 0 if sp.issparse(X_new) else np.array_equal(X_old, X_new)
+    with pytest.raises(TypeError, match="both data_home and the deprecated home"):
+        loader(*args, data_home=home, home=home)
+
+
+# --- downloads (file:// URLs stand for the network) and the offline message ---------------
+
+ARFF = "@relation e\n@data\n0.5,7,0.25,0,1,0,1,0.5,DOWN\n1,1,0,0,0,0,0,0,UP\n"
+ELEC = "electricity/elecNormNew.arff"
+
+
+def _serve(tmp_path, monkeypatch, body, sha=None):
+    """Put ``body`` at a file:// URL and register it (with ``sha``, default its own) for ELEC."""
+    source = tmp_path / "upstream" / "elecNormNew.arff"
+    source.parent.mkdir()
+    source.write_text(body)
+    sha = sha or hashlib.sha256(body.encode()).hexdigest()
+    url = source.as_uri()
+    monkeypatch.setitem(_registry.FILES, ELEC, (url, sha))
+    return url
+
+
+def test_a_missing_file_is_downloaded_and_checked(tmp_path, monkeypatch):
+    pytest.importorskip("pooch")
+    _serve(tmp_path, monkeypatch, ARFF)
+    home = tmp_path / "fresh" / "data"  # does not exist yet
+    X, y = load_electricity(data_home=home)
+    assert (home / ELEC).read_text() == ARFF
+    np.testing.assert_array_equal(y, [-1.0, 1.0])
+    assert X.shape == (2, 8)
+    (tmp_path / "upstream" / "elecNormNew.arff").unlink()  # now read locally, not fetched
+    assert np.array_equal(load_electricity(data_home=home)[1], y)
+
+
+def test_a_download_whose_checksum_differs_is_rejected_and_not_kept(tmp_path, monkeypatch):
+    pytest.importorskip("pooch")
+    url = _serve(tmp_path, monkeypatch, ARFF, sha="0" * 64)
+    home = tmp_path / "data"
+    with pytest.raises(ValueError, match="checksum mismatch") as info:
+        load_electricity(data_home=home)
+    assert url in str(info.value) and "0" * 64 in str(info.value)
+    assert not home.exists()  # no file, no empty folder left behind
+
+
+def _assert_says_what_to_do(message, url, folder):
+    assert "set SPARSEDP_DATA" in message and "pip install 'sparsedp[data]'" in message
+    assert f"download it by hand from {url} into {folder / 'electricity'}" in message
+
+
+def test_offline_message_says_what_to_do(tmp_path, monkeypatch):
+    pytest.importorskip("pooch")
+    url = _serve(tmp_path, monkeypatch, ARFF)
+    (tmp_path / "upstream" / "elecNormNew.arff").unlink()  # the "network" is down
+    home = tmp_path / "data"
+    with pytest.raises(DataNotFoundError, match="downloading it from .* failed") as info:
+        load_electricity(data_home=home)
+    message = str(info.value)
+    assert "the data folder" in message and "does not exist" in message
+    _assert_says_what_to_do(message, url, home)
+    assert not home.exists()
+
+
+def test_download_false_never_fetches(tmp_path, monkeypatch):
+    url = _serve(tmp_path, monkeypatch, ARFF)
+    monkeypatch.setattr("sparsedp.datasets._download._retrieve",
+                        lambda *a: pytest.fail("download=False fetched a file"))
+    (tmp_path / "data").mkdir()
+    with pytest.raises(DataNotFoundError, match="not found in .*download=False") as info:
+        load_electricity(data_home=tmp_path / "data", download=False)
+    _assert_says_what_to_do(str(info.value), url, tmp_path / "data")
+
+
+def test_without_pooch_the_message_says_to_install_it(tmp_path, monkeypatch):
+    url = _serve(tmp_path, monkeypatch, ARFF)
+    monkeypatch.setitem(sys.modules, "pooch", None)  # import pooch raises ImportError
+    with pytest.raises(DataNotFoundError, match="pooch .* is not installed") as info:
+        load_electricity(data_home=tmp_path / "data")
+    _assert_says_what_to_do(str(info.value), url, tmp_path / "data")
+
+
+# --- the synthetic problems --------------------------------------------------------------
+
+def test_quasi_sparse_follows_its_documented_draws():
+    X, y, w = make_quasi_sparse(40, 7, sigma=2.0, noise=0.5, task="regression",
+                                random_state=5)
+    rng = np.random.default_rng(5)
+    X_ref = rng.standard_normal((40, 7))
+    w_ref = rng.lognormal(0.0, 2.0, 7)
+    np.testing.assert_array_equal(X, X_ref)
+    np.testing.assert_array_equal(w, w_ref)
+    np.testing.assert_array_equal(y, X_ref @ w_ref + 0.5 * rng.standard_normal(40))
+    _, yc, wc = make_quasi_sparse(40, 7, sigma=2.0, noise=0.5, random_state=5)
+    np.testing.assert_array_equal(wc, w)
+    np.testing.assert_array_equal(yc, np.where(y >= 0.0, 1.0, -1.0))
+
+
+@pytest.mark.parametrize("name, sigma", [("log1", 1.0), ("log2", 2.0)])
+def test_log1_log2_shapes_seeds_and_quasi_sparsity(name, sigma):
+    X, y, w = make_quasi_sparse(sigma=sigma, random_state=0)
+    assert X.shape == (1_000, 100) and y.shape == (1_000,) and np.all(w > 0)
+    assert set(np.unique(y)) == {-1.0, 1.0}
+    assert 440 < np.sum(y == 1.0) < 560  # sign of a symmetric law: binomial(1000, 1/2), 3.8 sd
+    np.testing.assert_allclose(X.std(axis=0), 1.0, atol=0.1)  # unit-variance columns
+    # log-normal: the median weight is exp(0) = 1; seed 0's five largest weights hold
+    # more of the l1 mass for sigma 2 than for sigma 1 (the quasi-sparsity the paper plants)
+    top5 = np.sort(w)[-5:].sum() / w.sum()
+    assert (top5 > 0.4) if sigma == 2.0 else (0.1 < top5 < 0.3)
+    Xl, yl = load(name)
+    assert np.array_equal(Xl, X) and np.array_equal(yl, y)
+    assert not np.array_equal(load(name, random_state=1)[0], X)
+
+
+def test_square_has_ten_positive_weights_and_real_labels():
+    X, y, w = make_square(random_state=3)
+    assert X.shape == (1_000, 1_000) and np.count_nonzero(w) == 10 and np.all(w >= 0)
+    Xq, yq, wq = make_quasi_sparse(1_000, 1_000, n_nonzero=10, task="regression",
+                                   random_state=3)
+    assert np.array_equal(X, Xq) and np.array_equal(y, yq) and np.array_equal(w, wq)
+    assert np.unique(y).size == 1_000  # regression labels
+    with pytest.raises(ValueError, match="n_nonzero"):
+        make_square(n_features=5, n_nonzero=6)
+
+
+def test_sparse_lasso_is_the_dp_cd_papers_shape():
+    X, y, w = make_sparse_lasso()
+    assert X.shape == (1_000, 1_000) and np.count_nonzero(w) == 10
+    Xl, yl = load("sparse_lasso")
+    assert np.array_equal(X, Xl) and np.array_equal(y, yl)
+
+
+def test_dorothea_like_follows_its_documented_draws_and_dorotheas_shape():
+    X, y, w = make_dorothea_like(n_samples=80, n_features=5_000, density=0.01,
+                                 n_informative=7, positive_fraction=0.25, random_state=2)
+    rng = np.random.default_rng(2)
+    X_ref = sp.random(80, 5_000, density=0.01, format="csc", rng=rng, data_rvs=np.ones)
+    w_ref = np.zeros(5_000)
+    w_ref[rng.choice(5_000, 7, replace=False)] = rng.normal(size=7)
+    z = X_ref @ w_ref + 0.1 * rng.normal(size=80)
+    assert (X != X_ref).nnz == 0 and np.array_equal(w, w_ref)
+    assert X.nnz == 4_000 and np.all(X.data == 1.0) and X.has_sorted_indices
+    np.testing.assert_array_equal(y, np.where(z >= np.quantile(z, 0.75), 1.0, -1.0))
+    assert np.sum(y == 1.0) == 20
+    _, yr, _ = make_dorothea_like(80, 5_000, 0.01, 7, task="regression", random_state=2)
+    np.testing.assert_allclose(yr, z, rtol=1e-15)
+    X, y, w = make_dorothea_like()  # the defaults: dorothea's train shape and density
+    assert isinstance(X, sp.csc_array) and X.shape == (800, 100_000)
+    assert X.nnz == round(0.0091 * 800 * 100_000) and X.indices.dtype == np.int32
+    assert np.sum(y == 1.0) == 400 and np.count_nonzero(w) == 50
+    assert (load("dorothea_like", n_samples=80, n_features=5_000)[0].shape == (80, 5_000))
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: make_quasi_sparse(sigma=0.0), ValueError, "sigma"),
+    (lambda: make_quasi_sparse(task="ranking"), ValueError, "task must be one of"),
+    (lambda: make_quasi_sparse(n_samples=0), ValueError, "n_samples"),
+    (lambda: make_dorothea_like(density=1.5), ValueError, "density"),
+    (lambda: make_dorothea_like(positive_fraction=1.0), ValueError, "positive_fraction"),
+    (lambda: make_dorothea_like(n_features="10"), TypeError, "n_features"),
+    (lambda: make_sparse_lasso(noise=-1.0), ValueError, "noise"),
+])
+def test_generators_reject_bad_arguments(call, error, match):
+    with pytest.raises(error, match=match):
+        call()
+
+
+# --- the catalogue -----------------------------------------------------------------------
+
+def test_list_datasets_names_shapes_tasks_and_presence(tmp_path):
+    names = ["dorothea", "madelon", "dexter", "california", "electricity",
+             "log1", "log2", "square", "sparse_lasso", "dorothea_like"]
+    empty = list_datasets(tmp_path)
+    assert [d["name"] for d in empty] == names
+    for d in empty:
+        assert d["task"] in ("regression", "binary classification") and d["source"]
+        assert d["present"] == (d["kind"] == "synthetic")
+    shapes = {d["name"]: d["shape"] for d in empty}
+    assert shapes["dorothea"] == (800, 100_000) and shapes["electricity"] == (45_312, 8)
+    assert shapes["square"] == load("square")[0].shape
+    _small_dorothea(tmp_path)  # the train split alone is not the whole data set
+    assert not list_datasets(tmp_path)[0]["present"]
+    home = _shared_data()
+    assert all(d["present"] for d in list_datasets(home))
+    text = describe(tmp_path)
+    assert text.splitlines()[0] == f"data folder: {tmp_path}"
+    assert re.search(r"^dorothea +800 x 100,000 +binary classification +download +https://",
+                     text, flags=re.M)
+    assert re.search(r"^california +20,640 x 8 +regression +yes", describe(home), flags=re.M)
+
+
+def test_load_by_name_is_the_loader():
+    home = _shared_data()
+    X, y = load("dexter", split="valid", data_home=home, download=False)
+    Xd, yd = load_dexter("valid", data_home=home, download=False)
+    assert (X != Xd).nnz == 0 and np.array_equal(y, yd)
+    X, y = load("california", data_home=home, download=False)
+    assert X.shape == (20_640, 8)
+    with pytest.raises(ValueError, match="california has one split"):
+        load("california", split="valid", data_home=home)
+    with pytest.raises(ValueError, match="its only split is 'train'"):
+        load("log1", split="valid")
+    with pytest.raises(ValueError, match="unknown data set 'mtp': neither a built-in name"):
+        load("mtp")
+    with pytest.raises(TypeError, match="takes no extra arguments"):
+        load("dorothea", n_samples=3)
+    with pytest.raises(TypeError, match="name_or_path must be"):
+        load(3)
+
+
+# --- preprocessing -----------------------------------------------------------------------
+
+def test_standardize_on_the_data_and_with_public_statistics():
+    rng = np.random.default_rng(0)
+    X = rng.normal(3.0, 2.0, (50, 4))
+    X[:, 3] = 7.0  # a constant column keeps scale 1
+    Z = standardize(X)
+    np.testing.assert_allclose(Z[:, :3].mean(axis=0), 0.0, atol=1e-14)
+    np.testing.assert_allclose(Z[:, :3].std(axis=0), 1.0, rtol=1e-14)
+    np.testing.assert_array_equal(Z[:, 3], 0.0)
+    mean, scale = np.array([3.0, 3.0, 3.0, 0.0]), np.array([2.0, 2.0, 2.0, 7.0])
+    np.testing.assert_array_equal(standardize(X, mean=mean, scale=scale), (X - mean) / scale)
+    # public statistics: one record's change moves only its own row
+    X2 = X.copy()
+    X2[0] += 100.0
+    changed = np.any(standardize(X2, mean=mean, scale=scale)
+                     != standardize(X, mean=mean, scale=scale), axis=1)
+    assert changed.tolist() == [True] + [False] * 49
+    assert np.all(np.any(standardize(X2) != standardize(X), axis=1)[:3])  # the data's: all rows
+    with pytest.raises(ValueError, match="scale must be positive"):
+        standardize(X, scale=np.zeros(4))
+    with pytest.raises(ValueError, match=r"mean must have shape \(4,\)"):
+        standardize(X, mean=np.zeros(3))
+    with pytest.raises(ValueError, match="scale must be finite"):
+        standardize(X, scale=np.full(4, np.inf))
+
+
+def test_the_module_re_exports_every_public_name():
+    for name in datasets.__all__:
+        assert getattr(datasets, name) is not None
+    assert set(datasets.__all__) >= {"data_home", "load_dorothea", "load_madelon",
+                                     "load_california", "load_electricity",
+                                     "make_sparse_lasso", "normalize_rows", "standardize"}
