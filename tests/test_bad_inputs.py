@@ -172,7 +172,7 @@ def test_load_dorothea_rejects_empty_and_mismatched_files(tmp_path, data, labels
     _write(folder / "dorothea_train.data.gz", data)
     _write(folder / "dorothea_train.labels.gz", labels)
     with pytest.raises(ValueError, match=match):
-        load_dorothea(home=tmp_path)
+        load_dorothea(data_home=tmp_path)
 
 
 def test_load_dorothea_reads_a_small_file(tmp_path):
@@ -180,7 +180,7 @@ def test_load_dorothea_reads_a_small_file(tmp_path):
     folder.mkdir()
     _write(folder / "dorothea_train.labels.gz", "1\n-1\n")
     _write(folder / "dorothea_train.data.gz", "1 5\n2\n")
-    X, y = load_dorothea(home=tmp_path)
+    X, y = load_dorothea(data_home=tmp_path)
     assert X.shape == (2, 100_000) and X.nnz == 3 and y.tolist() == [1.0, -1.0]
 
 
