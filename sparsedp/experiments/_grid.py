@@ -45,9 +45,14 @@ def _json_value(value, where):
 
 
 def _values(values, where):
-    if isinstance(values, (str, bytes)) or np.ndim(values) == 0:
+    if isinstance(values, np.ndarray):
+        if values.ndim > 1:
+            raise ValueError(f"{where}: a 1-D list of values, got an array of shape "
+                             f"{values.shape}")
+        values = values.tolist()
+    elif not isinstance(values, (list, tuple)):
         values = [values]  # a single value
-    values = [_json_value(v, where) for v in np.asarray(values, dtype=object).ravel()]
+    values = [_json_value(v, where) for v in values]
     if not values:
         raise ValueError(f"{where}: empty list of values")
     if len({json.dumps(v) for v in values}) != len(values):
