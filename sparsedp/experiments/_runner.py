@@ -98,7 +98,8 @@ def run_grid(problems, grid, *, epsilon, delta, n_runs=5, n_jobs=1, results=None
     trace : bool, default=False
         Also write one row per solver checkpoint (the non-private objective
         along the run: every pass for DP-CD, DP-SGD and DP-SCD, every iteration
-        for DP-GCD) before each task's final row.
+        for DP-GCD) before each task's final row.  Tasks already finished in
+        ``results`` are not rerun to add them.
 
     Returns
     -------
