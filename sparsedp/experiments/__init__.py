@@ -1,0 +1,36 @@
+"""Experiments: the papers' protocol on any data, in parallel, resumable.
+
+Which private solver gives the best model at a given epsilon, and how does the
+error fall with the passes over the data?  The protocol of the DP-CD (Mangold
+et al., ICML 2022) and DP-GCD (AISTATS 2023) papers:
+
+- :class:`Problem`: data, objective, public constants, and the exact optimum
+  ``F*``, ``w*`` (cached);
+- :func:`run_grid`: a grid over solver x step size x clipping x passes, several
+  runs per point, each (problem, solver, point, run) one task with its own
+  seed; in parallel with joblib (and so on a Dask cluster through joblib's
+  dask backend); tidy results appended to a CSV as tasks finish; resumable;
+- :func:`summarize`: best of grid by mean objective, min / mean / max over runs
+  of the relative error ``(F(w) - F*) / F*``, support recovery (correct /
+  incorrect nonzeros against ``w*``) and wall time; :func:`support_table`;
+- :func:`plot_error_vs_passes`: the papers' figures (matplotlib);
+- :func:`tuning_cost`: what tuning on the private data costs under composition.
+
+The objective, the relative error and the support counts are non-private
+diagnostics (computed on the training data without noise), and so is the
+choice of the best grid point.  Optional dependencies: joblib, tqdm and
+matplotlib (``pip install 'sparsedp[experiments]'``), dask
+(``'sparsedp[dask]'``).
+"""
+from ._grid import BUDGET, SOLVERS, expand_grid, grid_size, run_task, task_seed
+from ._plots import error_curves, plot_error_vs_passes
+from ._problem import Problem
+from ._results import COLUMNS, NON_PRIVATE, read_results
+from ._runner import run_grid
+from ._summary import NOTE, Summary, summarize, support_table
+from ._tuning import TuningCost, tuning_cost
+
+__all__ = ["BUDGET", "COLUMNS", "NON_PRIVATE", "NOTE", "Problem", "SOLVERS", "Summary",
+           "TuningCost", "error_curves", "expand_grid", "grid_size", "plot_error_vs_passes",
+           "read_results", "run_grid", "run_task", "summarize", "support_table", "task_seed",
+           "tuning_cost"]

@@ -1,0 +1,154 @@
+"""A problem of an experiment: data, objective, public constants and the exact optimum."""
+import math
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validation import check_X_y, check_real
+from ..penalties import L2, as_penalty
+from ..solvers import exact
+
+__all__ = ["Problem"]
+
+
+class Problem:
+    """One optimisation problem of an experiment, with its exact optimum.
+
+    ``F(w) = (1/n) sum_i loss(x_i . w, y_i) + penalty(w)`` on ``(X, y)``.  The
+    exact optimum ``F*`` and minimiser ``w*`` (:func:`sparsedp.solvers.exact`)
+    are computed on first use and cached on the object, so that every task of
+    a grid compares with the same reference (and a pickled problem, sent to a
+    worker, carries them).  ``F*`` and ``w*`` are non-private: they are
+    computed on the data without noise, to judge the private fits.
+
+    Parameters
+    ----------
+    name : str
+        The problem's name in results tables (unique within a grid run).
+    X : sparse matrix/array or ndarray of shape (n_samples, n_features)
+        Converted once to canonical CSC (float64).
+    y : array-like of shape (n_samples,)
+    datafit : Squared, Logistic, Hinge or SquaredHinge
+    penalty : L1, L2, ElasticNet or None, default=None
+    smoothness : None or array of shape (n_features,), default=None
+        Public coordinate-wise smoothness constants ``M_j`` given to DP-CD and
+        DP-GCD (``smoothness=``).  None: those solvers compute them from the
+        data, a leak their privacy report records (epsilon ``inf``), as in the
+        papers' experiments.
+    sgd_smoothness : None or float, default=None
+        A public bound on the datafit's global smoothness ``beta ||X||_2^2 / n``
+        given to DP-SGD (``smoothness=``).  None: DP-SGD computes it from the
+        data (a recorded leak).  ``sum(smoothness)`` is always such a bound
+        (``||X||_2^2 <= ||X||_F^2``), a loose one.
+    tol : float, default=1e-10
+        Tolerance of the exact solver (KKT violation).
+
+    Attributes
+    ----------
+    n_samples, n_features : int
+    optimum : Result
+        The exact solver's result (computed on first access).
+    f_star : float
+        ``F(w*)``: non-private.
+    w_star : ndarray of shape (n_features,)
+        The exact minimiser: non-private.
+    support : ndarray of int
+        Indices of the nonzero coefficients of ``w*``.
+
+    Examples
+    --------
+    >>> import numpy as np, scipy.sparse as sp
+    >>> from sparsedp.datafits import Squared
+    >>> from sparsedp.penalties import L1
+    >>> X = sp.random(50, 20, density=0.3, format="csc", rng=0)
+    >>> y = X @ np.r_[1.0, 1.0, np.zeros(18)]
+    >>> problem = Problem("toy", X, y, Squared(), L1(1e-3))
+    >>> bool(problem.f_star <= Squared().value(np.zeros(50), y))
+    True
+    """
+
+    def __init__(self, name, X, y, datafit, penalty=None, smoothness=None, *,
+                 sgd_smoothness=None, tol=1e-10):
+        if not isinstance(name, str) or not name.strip():
+            raise TypeError(f"name must be a non-empty str, got {name!r}")
+        self.name = name
+        self.X, self.y = check_X_y(X, y, datafit)
+        self.datafit = datafit
+        self.penalty = as_penalty(penalty)
+        p = self.X.shape[1]
+        if smoothness is not None:
+            if sp.issparse(smoothness) or np.ndim(smoothness) != 1 or len(smoothness) != p:
+                raise ValueError(f"smoothness must be None or an array of shape ({p},) "
+                                 f"(public M_j, one per feature), got "
+                                 f"{np.shape(smoothness)}")
+            smoothness = np.array(smoothness, dtype=np.float64)
+            if not np.all(np.isfinite(smoothness)) or np.any(smoothness < 0):
+                raise ValueError("smoothness must hold finite constants M_j >= 0")
+            smoothness.setflags(write=False)
+        self.smoothness = smoothness
+        self.sgd_smoothness = (None if sgd_smoothness is None
+                               else check_real(sgd_smoothness, "sgd_smoothness"))
+        self.tol = check_real(tol, "tol")
+        self._optimum = None
+
+    @property
+    def n_samples(self):
+        return self.X.shape[0]
+
+    @property
+    def n_features(self):
+        return self.X.shape[1]
+
+    @property
+    def optimum(self):
+        if self._optimum is None:
+            res = exact(self.X, self.y, self.datafit, self.penalty, tol=self.tol)
+            if not res.converged:
+                raise RuntimeError(
+                    f"problem {self.name!r}: the exact solver did not reach tol = "
+                    f"{self.tol:g} (KKT violation {res.diagnostics['kkt_violation']:.3g}); "
+                    f"rescale the data or raise tol")
+            self._optimum = res
+        return self._optimum
+
+    @property
+    def f_star(self):
+        return float(self.optimum.diagnostics.objective)
+
+    @property
+    def w_star(self):
+        return self.optimum.coef
+
+    @property
+    def support(self):
+        return np.flatnonzero(self.w_star)
+
+    def applicable(self, solver):
+        """None if ``solver`` can run on this problem, else the reason why not (a str)."""
+        if solver == "dp_scd":
+            from ..datafits import Hinge, Logistic, Squared
+            if type(self.penalty) is not L2 or not self.penalty.alpha > 0:
+                return f"dp_scd needs an L2(alpha > 0) penalty, {self.name!r} has {self.penalty!r}"
+            if type(self.datafit) not in (Squared, Logistic, Hinge):
+                return f"dp_scd solves Squared, Logistic or Hinge, {self.name!r} has {self.datafit!r}"
+        return None
+
+    def solver_constants(self, solver):
+        """The public constants this problem gives ``solver`` (keyword arguments)."""
+        if solver in ("dp_cd", "dp_gcd") and self.smoothness is not None:
+            return {"smoothness": self.smoothness}
+        if solver == "dp_sgd" and self.sgd_smoothness is not None:
+            return {"smoothness": self.sgd_smoothness}
+        return {}
+
+    def __sizeof__(self):
+        # what the data weighs: read by dask's sizeof, so that joblib's dask
+        # backend scatters a problem to the workers once instead of with every task
+        X = self.X
+        return (object.__sizeof__(self) + X.data.nbytes + X.indices.nbytes
+                + X.indptr.nbytes + self.y.nbytes)
+
+    def __repr__(self):
+        f_star = "not computed" if self._optimum is None else f"{self.f_star:.6g}"
+        return (f"Problem({self.name!r}, n={self.n_samples}, p={self.n_features}, "
+                f"{self.datafit!r} + {self.penalty!r}, F*={f_star})")

@@ -1,0 +1,192 @@
+"""run_grid: every (problem, solver, grid point, run) as one task, in parallel, resumable."""
+import math
+import warnings
+from pathlib import Path
+
+from .._validation import check_bool, check_integer, check_privacy_budget
+from ..exceptions import PrivacyLeakWarning
+from ._grid import expand_grid, params_json, run_task, task_seed
+from ._problem import Problem
+from ._results import append_rows, load_finished, sort_key, task_key, write_header
+
+__all__ = ["run_grid"]
+
+
+def _problems(problems):
+    if isinstance(problems, Problem):
+        problems = [problems]
+    problems = list(problems)
+    if not problems:
+        raise ValueError("run_grid needs at least one Problem")
+    for k, problem in enumerate(problems):
+        if not isinstance(problem, Problem):
+            raise TypeError(f"problems[{k}] must be a sparsedp.experiments.Problem, got "
+                            f"{type(problem).__name__}")
+    names = [problem.name for problem in problems]
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise ValueError(f"problem names must be unique (they identify the tasks), "
+                         f"repeated: {', '.join(map(repr, repeated))}")
+    return problems
+
+
+def _executor(n_jobs):
+    """``(tasks -> iterator of results)``: joblib's Parallel, or a plain loop without joblib."""
+    try:
+        import joblib
+    except ImportError:
+        if n_jobs not in (1, None):
+            raise ImportError(f"n_jobs={n_jobs} needs joblib: pip install "
+                              f"'sparsedp[experiments]'") from None
+        return lambda calls: (run_task(*args) for args in calls)
+    parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    return lambda calls: parallel(joblib.delayed(run_task)(*args) for args in calls)
+
+
+def _progress(total, enabled):
+    if not enabled:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        return None
+    return tqdm(total=total, desc="sparsedp grid", unit="fit")
+
+
+def run_grid(problems, grid, *, epsilon, delta, n_runs=5, n_jobs=1, results=None,
+             resume=True, progress=True, seed=0, trace=False):
+    """Run every (problem, solver, grid point, run) of an experiment.
+
+    Each combination is one task: a fit of ``sparsedp.solvers.<solver>`` at
+    ``(epsilon, delta)`` with the grid point's parameters and the task's own
+    seed (:func:`task_seed`: a hash of ``seed`` and the task's identity), so
+    the rows do not depend on ``n_jobs`` or on the order the tasks run in.
+    Tasks run through joblib (``n_jobs`` workers; inside ``with
+    joblib.parallel_config(backend="dask"): ...`` on a Dask cluster), and each
+    finished task is appended to the ``results`` CSV at once; with ``resume``
+    the tasks already in that file are read back, not recomputed.
+
+    Parameters
+    ----------
+    problems : Problem or list of Problem
+        Names must be unique.  ``F*`` and ``w*`` are computed here, once per
+        problem, before any task is sent.
+    grid : dict
+        ``{solver: {param: list of values}}``, solver in ``"dp_cd"``,
+        ``"dp_gcd"``, ``"dp_sgd"``, ``"dp_scd"`` (see :func:`expand_grid`).
+        A solver that cannot run on a problem (DP-SCD without an L2 penalty) is
+        skipped there, with a warning.
+    epsilon : float
+        Privacy budget of each fit (``inf``: the same algorithms without noise).
+    delta : float in (0, 1)
+    n_runs : int, default=5
+        Runs (seeds) per grid point.
+    n_jobs : int or None, default=1
+        joblib's ``n_jobs`` (-1: all cores, or all Dask workers; None: joblib's
+        active default).  Without joblib only 1 is accepted.
+    results : str or os.PathLike, optional
+        CSV file the rows are appended to as tasks finish (columns
+        :data:`COLUMNS`).  None: rows are only returned.
+    resume : bool, default=True
+        Read the finished tasks back from ``results`` and run only the others
+        (a cut last line or an unfinished task's rows are dropped first).  False
+        starts the file afresh, replacing it.
+    progress : bool, default=True
+        A tqdm progress bar (none if tqdm is not installed).
+    seed : int, default=0
+        Base seed of every task's seed.
+    trace : bool, default=False
+        Also write one row per solver checkpoint (the non-private objective
+        along the run: every pass for DP-CD, DP-SGD and DP-SCD, every iteration
+        for DP-GCD) before each task's final row.  Tasks already finished in
+        ``results`` are not rerun to add them.
+
+    Returns
+    -------
+    list of dict
+        The rows of the requested tasks (read back or computed), in canonical
+        order (problem, solver, params, run, ...; a task's checkpoints, then its
+        final row).  ``objective``, ``optimum``, ``rel_error`` and the support
+        counts are non-private diagnostics computed on the training data.
+
+    Raises
+    ------
+    ValueError
+        Bad grid, repeated problem names, no task to run, or a results file
+        made on other data (its ``optimum`` differs from the problem's ``F*``).
+    """
+    problems = _problems(problems)
+    epsilon, delta = check_privacy_budget(epsilon, delta)
+    n_runs = check_integer(n_runs, "n_runs")
+    seed = check_integer(seed, "seed", low=0)
+    resume, progress, trace = (check_bool(resume, "resume"), check_bool(progress, "progress"),
+                               check_bool(trace, "trace"))
+    if n_jobs is not None:
+        n_jobs = check_integer(n_jobs, "n_jobs", low=None)
+        if n_jobs == 0:
+            raise ValueError("n_jobs must be a nonzero integer (or None), got 0")
+    points = expand_grid(grid)
+
+    tasks, skipped = [], {}
+    for problem in problems:
+        for solver, params in points:
+            reason = problem.applicable(solver)
+            if reason is not None:
+                skipped[problem.name, solver] = reason
+                continue
+            params = params_json(params)
+            for run in range(n_runs):
+                s = task_seed(seed, problem.name, solver, params, run, epsilon, delta)
+                tasks.append((problem, solver, params, run, s, epsilon, delta, trace))
+    for reason in skipped.values():
+        warnings.warn(f"not run: {reason}", UserWarning, stacklevel=2)
+    if not tasks:
+        raise ValueError("no task to run: every solver of the grid was skipped on every "
+                         "problem")
+
+    by_name = {problem.name: problem for problem in problems}
+    for problem in problems:
+        problem.optimum  # computed once here, pickled with the problem to the workers
+
+    previous = []
+    if results is not None:
+        path = Path(results)
+        if resume and path.exists():
+            previous = load_finished(path)
+        else:
+            write_header(path)
+    wanted = {task_key({"problem": t[0].name, "solver": t[1], "params": t[2], "run": t[3],
+                        "seed": t[4], "epsilon": t[5], "delta": t[6]}): t for t in tasks}
+    kept = [row for row in previous if task_key(row) in wanted]
+    for row in kept:
+        f_star = by_name[row["problem"]].f_star
+        if not math.isclose(row["optimum"], f_star, rel_tol=1e-9, abs_tol=1e-300):
+            raise ValueError(
+                f"{results}: its rows for problem {row['problem']!r} were computed with "
+                f"F* = {row['optimum']!r}, this problem has F* = {f_star!r} (other data or "
+                f"penalty): use another results file, or resume=False to replace it")
+    finished = {task_key(row) for row in kept if row["final"]}
+    todo = [t for key, t in wanted.items() if key not in finished]
+
+    rows = list(kept)
+    bar = _progress(len(todo), progress)
+    try:
+        for task_rows in _executor(n_jobs)(todo):
+            if results is not None:
+                append_rows(results, task_rows)
+            rows.extend(task_rows)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+
+    leaky = sorted({(row["problem"], row["solver"]) for row in rows
+                    if row["final"] and math.isinf(row["ledger_epsilon"])
+                    and math.isfinite(row["epsilon"])})
+    for name, solver in leaky:
+        warnings.warn(
+            f"{solver} on {name!r}: the fits used constants computed from the data (no "
+            f"public smoothness given), their privacy reports say epsilon = inf: not "
+            f"private", PrivacyLeakWarning, stacklevel=2)
+    return sorted(rows, key=sort_key)

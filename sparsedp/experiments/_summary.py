@@ -1,0 +1,174 @@
+"""Best of grid: per (problem, solver), the grid point with the lowest mean objective."""
+import json
+import math
+
+import numpy as np
+
+from ._results import as_rows
+
+__all__ = ["Summary", "summarize", "support_table"]
+
+NOTE = ("Non-private diagnostics: the objective F, the relative error (F(w) - F*) / F* and "
+        "the support counts are computed on the training data without noise (F*, w*: exact "
+        "solver), and the best grid point is chosen with them; none of this is covered by "
+        "the fits' privacy guarantee (see sparsedp.experiments.tuning_cost).")
+
+
+def _mmm(values, prefix):
+    values = np.asarray(values, dtype=float)
+    return {f"{prefix}_min": float(values.min()), f"{prefix}_mean": float(values.mean()),
+            f"{prefix}_max": float(values.max())}
+
+
+def best_points(rows, by_passes=False):
+    """``{group: (params, [final rows of its runs], n_points, n_fits)}``.
+
+    Groups are (problem, solver, epsilon, delta), and the budget (passes) with
+    ``by_passes``; the best point has the lowest mean objective over its runs
+    (ties: the first params in JSON order).
+    """
+    groups = {}
+    for row in rows:
+        if not row["final"]:
+            continue
+        group = (row["problem"], row["solver"], row["epsilon"], row["delta"])
+        if by_passes:
+            group += (row["passes"],)
+        groups.setdefault(group, {}).setdefault(row["params"], []).append(row)
+    out = {}
+    for group, points in groups.items():
+        best = min(sorted(points), key=lambda p: np.mean([r["objective"] for r in points[p]]))
+        out[group] = (best, sorted(points[best], key=lambda r: r["run"]), len(points),
+                      sum(len(runs) for runs in points.values()))
+    return out
+
+
+class Summary:
+    """The best grid points: ``rows`` (a list of dicts) and a plain-text table (``str``).
+
+    Each row: ``problem``, ``solver``, ``epsilon``, ``delta``, ``params`` (the
+    best point, a dict), ``passes`` (its budget), ``n_points`` (grid points
+    tried), ``n_fits`` (fits run on the data, all points and runs), ``n_runs``
+    (runs of the best point), ``objective_mean``, ``rel_error_min`` /
+    ``_mean`` / ``_max``, ``support_correct_*``, ``support_incorrect_*``,
+    ``support_true`` (``|supp w*|``), ``time_*`` (seconds per fit),
+    ``ledger_epsilon`` (largest epsilon the best point's fits report: ``inf``
+    when they used constants computed from the data) and ``private``.
+    The objective, relative error and support counts are non-private
+    diagnostics (:data:`NOTE`).
+    """
+
+    def __init__(self, rows, title="Best of grid by mean objective over runs"):
+        self.rows = rows
+        self.title = title
+
+    def __len__(self):
+        return len(self.rows)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __getitem__(self, k):
+        return self.rows[k]
+
+    def to_text(self):
+        """The table as plain text (also ``str(summary)``)."""
+        header = ("problem", "solver", "epsilon", "passes",
+                  "rel. error min / mean / max [non-private]",
+                  "support ok / wrong of |w*| [non-private]", "time (s)",
+                  "points x runs", "ledger eps", "best params")
+        lines = []
+        for r in self.rows:
+            params = ", ".join(f"{k}={_short(v)}" for k, v in r["params"].items())
+            lines.append((
+                r["problem"], r["solver"], f"{r['epsilon']:g}", f"{r['passes']:g}",
+                f"{r['rel_error_min']:.3g} / {r['rel_error_mean']:.3g} / "
+                f"{r['rel_error_max']:.3g}",
+                f"{r['support_correct_mean']:.3g} / {r['support_incorrect_mean']:.3g} of "
+                f"{r['support_true']}",
+                f"{r['time_mean']:.3g}", f"{r['n_points']} x {r['n_runs']}",
+                f"{r['ledger_epsilon']:.3g}" + ("" if r["private"] else " (leak)"), params))
+        widths = [max(len(h), *(len(line[k]) for line in lines)) if lines else len(h)
+                  for k, h in enumerate(header)]
+        text = [self.title, "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+        text += ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip()
+                 for line in lines]
+        return "\n".join(text + [NOTE])
+
+    __str__ = to_text
+
+    def __repr__(self):
+        return f"Summary({len(self.rows)} rows)"
+
+
+def _short(value):
+    return f"{value:.3g}" if isinstance(value, float) else str(value)
+
+
+def summarize(results, *, by_passes=False):
+    """Best grid point per (problem, solver) and its min / mean / max over runs.
+
+    The papers' protocol: the point with the lowest mean objective over its
+    runs (equivalently the lowest mean relative error), reported with the
+    min / mean / max over its runs of the relative error ``(F(w) - F*) / F*``
+    (the metric of both the DP-CD and DP-GCD papers), the numbers of correct
+    and incorrect nonzeros of ``w`` against ``w*`` (the DP-GCD paper's Table
+    3), and the wall time of a fit.
+
+    Parameters
+    ----------
+    results : str, os.PathLike or list of dict
+        A results CSV of :func:`run_grid` or the rows it returned (final rows
+        are used; trace rows are ignored).
+    by_passes : bool, default=False
+        One best point per budget value (``passes``, or ``n_iter`` for DP-GCD)
+        too: the papers' tables, tuned per number of passes.
+
+    Returns
+    -------
+    Summary
+        ``summary.rows`` (dicts), ``str(summary)`` a plain-text table.  Groups
+        are also split by (epsilon, delta) when the results hold several.
+    """
+    rows = as_rows(results)
+    out = []
+    for group, (params, runs, n_points, n_fits) in sorted(best_points(rows, by_passes).items()):
+        out.append({
+            "problem": group[0], "solver": group[1], "epsilon": group[2], "delta": group[3],
+            "params": json.loads(params), "passes": runs[0]["passes"],
+            "n_points": n_points, "n_fits": n_fits, "n_runs": len(runs),
+            "objective_mean": float(np.mean([r["objective"] for r in runs])),
+            **_mmm([r["rel_error"] for r in runs], "rel_error"),
+            **_mmm([r["support_correct"] for r in runs], "support_correct"),
+            **_mmm([r["support_incorrect"] for r in runs], "support_incorrect"),
+            "support_true": runs[0]["support_true"],
+            **_mmm([r["time"] for r in runs], "time"),
+            "ledger_epsilon": max(r["ledger_epsilon"] for r in runs),
+            "private": all(math.isfinite(r["ledger_epsilon"]) for r in runs),
+        })
+    title = "Best of grid by mean objective over runs" + (" per budget" if by_passes else "")
+    return Summary(out, title)
+
+
+def support_table(results, *, by_passes=False):
+    """Support recovery of the best grid points, as plain text (the DP-GCD paper's Table 3).
+
+    Correct nonzeros (in ``supp w*``) and incorrect ones (outside it), min /
+    mean / max over the best point's runs; non-private diagnostics.
+    """
+    summary = summarize(results, by_passes=by_passes)
+    header = ("problem", "solver", "epsilon", "passes", "|w*|", "correct min/mean/max",
+              "incorrect min/mean/max")
+    lines = [(r["problem"], r["solver"], f"{r['epsilon']:g}", f"{r['passes']:g}",
+              str(r["support_true"]),
+              f"{r['support_correct_min']:g} / {r['support_correct_mean']:.3g} / "
+              f"{r['support_correct_max']:g}",
+              f"{r['support_incorrect_min']:g} / {r['support_incorrect_mean']:.3g} / "
+              f"{r['support_incorrect_max']:g}") for r in summary.rows]
+    widths = [max(len(h), *(len(line[k]) for line in lines)) if lines else len(h)
+              for k, h in enumerate(header)]
+    text = ["Support recovery of the best grid points (non-private diagnostic: against "
+            "the exact solution w*)",
+            "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
+    text += ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines]
+    return "\n".join(text)

@@ -1,0 +1,378 @@
+"""sparsedp.experiments: grids, seeds, resume, summaries, plots, tuning cost.
+
+Small problems (60 x 40) and tiny grids: the whole file runs in seconds.
+"""
+import json
+import math
+import warnings
+
+import numpy as np
+import pytest
+from scipy import optimize, special
+
+from problems import make_sparse_problem
+from sparsedp import solvers
+from sparsedp.datafits import Logistic, Squared
+from sparsedp.exceptions import PrivacyLeakWarning
+from sparsedp.experiments import _grid
+from sparsedp.experiments import (COLUMNS, Problem, _runner, read_results, run_grid,
+                                  summarize, support_table, task_seed, tuning_cost)
+from sparsedp.penalties import L1, L2
+
+EPS, DELTA = 1.0, 1e-4
+GRID = {"dp_cd": {"passes": [2, 4], "clip": [0.3, 3.0], "averaging": False},
+        "dp_gcd": {"n_iter": [3], "clip": [0.3, 3.0]}}
+# DP-SGD and DP-SCD calibrate their noise by the PLD accountant: 0.1 - 0.3 s a fit
+SGD_SCD = {"dp_sgd": {"passes": [1], "clip": [1.0], "step_size": [0.3]},
+           "dp_scd": {"passes": [2], "clip": [1.0], "batch_size": [5]}}
+
+
+def lasso(name="lasso", seed=0, lam=0.02):
+    X, y = make_sparse_problem(n=60, p=40, seed=seed)
+    M = Squared().smoothness(X)  # stands for public constants in these tests
+    return Problem(name, X, y, Squared(), L1(lam), smoothness=M, sgd_smoothness=float(M.sum()))
+
+
+def ridge_logistic(name="logreg"):
+    X, y = make_sparse_problem(n=60, p=40, seed=1, logistic=True)
+    M = Logistic().smoothness(X)
+    return Problem(name, X, y, Logistic(), L2(0.05), smoothness=M,
+                   sgd_smoothness=float(M.sum()))
+
+
+def without_time(rows):
+    return [{k: v for k, v in row.items() if k != "time"} for row in rows]
+
+
+def run(problems, path=None, **kwargs):
+    kwargs = {"epsilon": EPS, "delta": DELTA, "n_runs": 2, "progress": False, **kwargs}
+    return run_grid(problems, kwargs.pop("grid", GRID), results=path, **kwargs)
+
+
+# ------------------------------------------------------------------ seeds, parallel
+
+def test_task_seed_is_a_function_of_the_task_identity_only():
+    a = task_seed(0, "p", "dp_cd", '{"clip": 1.0}', 0, 1.0, 1e-5)
+    assert a == task_seed(0, "p", "dp_cd", '{"clip": 1.0}', 0, 1.0, 1e-5)
+    others = {task_seed(1, "p", "dp_cd", '{"clip": 1.0}', 0, 1.0, 1e-5),
+              task_seed(0, "q", "dp_cd", '{"clip": 1.0}', 0, 1.0, 1e-5),
+              task_seed(0, "p", "dp_gcd", '{"clip": 1.0}', 0, 1.0, 1e-5),
+              task_seed(0, "p", "dp_cd", '{"clip": 2.0}', 0, 1.0, 1e-5),
+              task_seed(0, "p", "dp_cd", '{"clip": 1.0}', 1, 1.0, 1e-5),
+              task_seed(0, "p", "dp_cd", '{"clip": 1.0}', 0, 2.0, 1e-5)}
+    assert a not in others and len(others) == 6
+    assert 0 <= a < 2**63
+
+
+def test_rows_do_not_depend_on_n_jobs():
+    pytest.importorskip("joblib")
+    problems = [lasso(), ridge_logistic()]
+    serial = run(problems, n_jobs=1)
+    parallel = run(problems, n_jobs=2)
+    assert len(serial) == 2 * 2 * (4 + 2)
+    assert without_time(serial) == without_time(parallel)
+    # different runs of a point are different fits
+    cd = [r for r in serial if r["solver"] == "dp_cd" and r["problem"] == "lasso"]
+    assert cd[0]["params"] == cd[1]["params"] and cd[0]["objective"] != cd[1]["objective"]
+
+
+def test_dask_backend_on_a_local_cluster_gives_the_same_rows():
+    joblib = pytest.importorskip("joblib")
+    distributed = pytest.importorskip("distributed")
+    problem = lasso()
+    reference = run(problem, n_jobs=1)
+    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        with joblib.parallel_config(backend="dask"):
+            on_dask = run(problem, n_jobs=-1)
+    assert without_time(on_dask) == without_time(reference)
+
+
+# ------------------------------------------------------------------ metrics
+
+def test_relative_error_and_support_match_an_independent_computation():
+    sklearn_lm = pytest.importorskip("sklearn.linear_model")
+    problem = lasso()
+    rows = run(problem, grid={"dp_cd": GRID["dp_cd"], "dp_gcd": GRID["dp_gcd"]},
+               epsilon=5.0)
+    # w*, F*: scikit-learn's Lasso minimises (1/2n)||y - Xw||^2 + a ||w||_1, i.e. half
+    # of our F with a = lambda / 2
+    ref = sklearn_lm.Lasso(alpha=0.01, fit_intercept=False, tol=1e-14, max_iter=100_000)
+    ref.fit(problem.X.toarray(), problem.y)
+    f_star = float(np.mean((problem.X @ ref.coef_ - problem.y) ** 2)
+                   + 0.02 * np.abs(ref.coef_).sum())
+    support = set(np.flatnonzero(np.abs(ref.coef_) > 1e-12))
+    assert math.isclose(problem.f_star, f_star, rel_tol=1e-8)
+    assert set(problem.support) == support
+    for row in rows:
+        params = json.loads(row["params"])
+        fit = getattr(solvers, row["solver"])
+        res = fit(problem.X, problem.y, Squared(), L1(0.02), epsilon=5.0, delta=DELTA,
+                  random_state=row["seed"], smoothness=problem.smoothness, **params)
+        value = float(np.mean((problem.X @ res.coef - problem.y) ** 2)
+                      + 0.02 * np.abs(res.coef).sum())
+        assert math.isclose(row["objective"], value, rel_tol=1e-10)
+        assert math.isclose(row["rel_error"], (value - f_star) / f_star, rel_tol=1e-6)
+        nonzero = set(np.flatnonzero(res.coef))
+        assert row["support_correct"] == len(nonzero & support)
+        assert row["support_incorrect"] == len(nonzero - support)
+        assert row["support_true"] == len(support)
+        assert row["passes"] == params.get("passes", params.get("n_iter"))
+        assert row["ledger_epsilon"] <= 5.0
+
+
+def planted_row(params, run, objective, correct=1, incorrect=0):
+    return {"problem": "p", "solver": "dp_cd", "params": json.dumps(params), "run": run,
+            "seed": run, "epsilon": 1.0, "delta": 1e-5, "final": True, "passes": 1.0,
+            "objective": objective, "optimum": 1.0, "rel_error": objective - 1.0,
+            "support_correct": correct, "support_incorrect": incorrect, "support_true": 3,
+            "ledger_epsilon": 1.0, "time": 0.1 * (run + 1)}
+
+
+def test_best_of_grid_is_the_lowest_mean_not_the_lowest_single_run():
+    # point "a" has the best single run, "b" the best mean, "c" the worst
+    rows = ([planted_row({"clip": 1.0}, r, v) for r, v in enumerate([1.01, 1.9, 1.9])]
+            + [planted_row({"clip": 2.0}, r, v, correct=2 + r, incorrect=r)
+               for r, v in enumerate([1.2, 1.3, 1.4])]
+            + [planted_row({"clip": 3.0}, r, v) for r, v in enumerate([2.0, 2.1, 2.2])])
+    [best] = summarize(rows).rows
+    assert best["params"] == {"clip": 2.0}
+    assert best["n_points"] == 3 and best["n_fits"] == 9 and best["n_runs"] == 3
+    assert best["rel_error_min"] == pytest.approx(0.2)
+    assert best["rel_error_mean"] == pytest.approx(0.3)
+    assert best["rel_error_max"] == pytest.approx(0.4)
+    assert (best["support_correct_min"], best["support_correct_mean"],
+            best["support_correct_max"]) == (2.0, 3.0, 4.0)
+    assert best["support_incorrect_mean"] == 1.0
+    assert best["time_mean"] == pytest.approx(0.2)
+    assert best["private"]
+    assert "non-private" in str(summarize(rows)).lower()
+    assert "2 / 3 / 4" in support_table(rows)
+
+
+def test_best_of_grid_finds_the_planted_good_clipping():
+    # noiseless DP-CD: a clipping threshold of 1e-6 stops progress, 1e3 clips nothing
+    problem = lasso()
+    grid = {"dp_cd": {"passes": [20], "clip": [1e-6, 1e3], "averaging": False}}
+    rows = run(problem, grid=grid, epsilon=math.inf)
+    [best] = summarize(rows).rows
+    assert best["params"]["clip"] == 1e3
+    assert best["rel_error_max"] < 1e-2
+
+
+def test_summary_per_budget_gives_one_row_per_passes_value():
+    rows = run(lasso(), grid={"dp_cd": GRID["dp_cd"]})
+    summary = summarize(rows, by_passes=True)
+    assert [r["passes"] for r in summary] == [2.0, 4.0]
+    assert all(r["n_points"] == 2 for r in summary)
+
+
+# ------------------------------------------------------------------ CSV, resume
+
+def test_csv_round_trip_is_exact(tmp_path):
+    path = tmp_path / "results.csv"
+    with pytest.warns(UserWarning, match="dp_scd needs an L2"):
+        rows = run([lasso(), ridge_logistic()], path, trace=True, grid={**GRID, **SGD_SCD},
+                   n_runs=1)
+    assert read_results(path) == rows
+    assert path.read_text().splitlines()[0] == ",".join(COLUMNS)
+    assert {r["solver"] for r in rows if r["problem"] == "logreg"} == {
+        "dp_cd", "dp_gcd", "dp_sgd", "dp_scd"}
+    # the trace's last checkpoint is the returned model
+    for final in (r for r in rows if r["final"] and r["solver"] == "dp_cd"):
+        trace = [r for r in rows if not r["final"] and r["params"] == final["params"]
+                 and r["run"] == final["run"] and r["problem"] == final["problem"]]
+        assert trace[-1]["passes"] == final["passes"]
+        assert trace[-1]["objective"] == pytest.approx(final["objective"], rel=1e-12)
+
+
+def counting(monkeypatch, stop_after=None):
+    calls = []
+    real = _grid.run_task  # the real one, whatever was patched before
+
+    def wrapper(*args):
+        if stop_after is not None and len(calls) == stop_after:
+            raise KeyboardInterrupt
+        calls.append((args[0].name,) + args[1:4])
+        return real(*args)
+    monkeypatch.setattr(_runner, "run_task", wrapper)
+    return calls
+
+
+def test_resume_after_an_interruption_runs_only_the_missing_tasks(tmp_path, monkeypatch):
+    problems = [lasso(), ridge_logistic()]
+    reference = run(problems, tmp_path / "reference.csv", trace=True)
+    n_tasks = sum(r["final"] for r in reference)
+    path = tmp_path / "results.csv"
+    first = counting(monkeypatch, stop_after=5)
+    with pytest.raises(KeyboardInterrupt):
+        run(problems, path, trace=True)
+    assert len(first) == 5
+    assert sum(r["final"] for r in read_results(path)) == 5
+    second = counting(monkeypatch)
+    resumed = run(problems, path, trace=True)
+    assert len(second) == n_tasks - 5
+    assert not set(first) & set(second)
+    assert without_time(resumed) == without_time(reference)
+    assert without_time(read_results(path)) == without_time(reference)
+    third = counting(monkeypatch)
+    assert without_time(run(problems, path, trace=True)) == without_time(reference)
+    assert third == []
+    # resume=False starts afresh
+    fourth = counting(monkeypatch)
+    run(problems, path, trace=True, resume=False)
+    assert len(fourth) == n_tasks
+
+
+def test_resume_drops_a_line_cut_mid_write(tmp_path, monkeypatch):
+    problem = lasso()
+    path = tmp_path / "results.csv"
+    reference = run(problem, path)
+    text = path.read_text()
+    path.write_text(text[: len(text) - 25])  # the last row loses its end and newline
+    calls = counting(monkeypatch)
+    resumed = run(problem, path)
+    assert len(calls) == 1
+    assert without_time(resumed) == without_time(reference)
+    assert without_time(read_results(path)) == without_time(reference)
+
+
+def test_resume_refuses_a_file_made_on_other_data(tmp_path):
+    path = tmp_path / "results.csv"
+    run(lasso(), path)
+    with pytest.raises(ValueError, match="other data"):
+        run(lasso(lam=0.03), path)
+
+
+def test_read_results_refuses_a_foreign_csv(tmp_path):
+    path = tmp_path / "other.csv"
+    path.write_text("a,b\n1,2\n")
+    with pytest.raises(ValueError, match="not a results file"):
+        read_results(path)
+
+
+# ------------------------------------------------------------------ inputs, leaks
+
+@pytest.mark.parametrize("grid, match", [
+    ({"dp_xx": {"passes": [1], "clip": [1.0]}}, "unknown solver"),
+    ({"dp_cd": {"passes": [1]}}, "misses clip"),
+    ({"dp_cd": {"passes": [1], "clip": [1.0], "steps": [1.0]}}, "no parameter 'steps'"),
+    ({"dp_cd": {"passes": [1], "clip": [1.0], "epsilon": [1.0]}}, "set by run_grid"),
+    ({"dp_gcd": {"passes": [1], "clip": [1.0]}}, "no parameter 'passes'"),
+    ({"dp_cd": {"passes": [1, 1], "clip": [1.0]}}, "repeated"),
+    ({"dp_cd": {"passes": [], "clip": [1.0]}}, "empty"),
+])
+def test_bad_grids_are_refused_before_any_fit(grid, match):
+    with pytest.raises(ValueError, match=match):
+        run(lasso(), grid=grid)
+
+
+def test_bad_problems_are_refused():
+    with pytest.raises(ValueError, match="unique"):
+        run([lasso(), lasso()])
+    with pytest.raises(TypeError, match="Problem"):
+        run(["lasso"])
+    X, y = make_sparse_problem(n=60, p=40)
+    with pytest.raises(ValueError, match="shape"):
+        Problem("x", X, y, Squared(), L1(0.1), smoothness=np.ones(3))
+    with pytest.raises(TypeError, match="name"):
+        Problem("", X, y, Squared(), L1(0.1))
+    with pytest.raises(TypeError, match="grid values"):
+        run(lasso(), grid={"dp_cd": {"passes": [1], "clip": [[1.0]]}})
+
+
+def test_dp_scd_is_skipped_where_it_does_not_apply():
+    grid = {"dp_scd": {"passes": [1], "clip": [1.0], "batch_size": [5]}}
+    with pytest.warns(UserWarning, match="dp_scd needs an L2"):
+        rows = run([lasso(), ridge_logistic()], grid=grid)
+    assert {r["problem"] for r in rows} == {"logreg"}
+    with pytest.warns(UserWarning), pytest.raises(ValueError, match="no task"):
+        run(lasso(), grid=grid)
+
+
+def test_constants_from_the_data_are_reported_as_not_private():
+    X, y = make_sparse_problem(n=60, p=40)
+    problem = Problem("leaky", X, y, Squared(), L1(0.02))
+    with pytest.warns(PrivacyLeakWarning, match="not private"):
+        rows = run(problem, grid={"dp_cd": {"passes": [1], "clip": [1.0]}})
+    assert all(math.isinf(r["ledger_epsilon"]) for r in rows)
+    [best] = summarize(rows).rows
+    assert not best["private"] and "(leak)" in str(summarize(rows))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        run(lasso(), grid={"dp_cd": {"passes": [1], "clip": [1.0]}})
+
+
+# ------------------------------------------------------------------ plots
+
+def test_plot_error_vs_passes_writes_a_figure(tmp_path):
+    pytest.importorskip("matplotlib")
+    from sparsedp.experiments import error_curves, plot_error_vs_passes
+    with pytest.warns(UserWarning, match="dp_scd needs an L2"):
+        rows = run([lasso(), ridge_logistic()], trace=True, grid={**GRID, **SGD_SCD})
+    path = tmp_path / "errors.png"
+    fig = plot_error_vs_passes(rows, path)
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert len(fig.axes) == 2
+    curves = error_curves(rows, problem="lasso")
+    assert curves["lasso", "dp_cd"]["source"] == "grid"  # two budgets: tuned per budget
+    assert list(curves["lasso", "dp_cd"]["passes"]) == [2.0, 4.0]
+    assert curves["lasso", "dp_sgd"]["source"] == "trace"  # one budget: its checkpoints
+    for c in curves.values():
+        assert np.all(c["min"] <= c["mean"]) and np.all(c["mean"] <= c["max"])
+    by_budget = {r["passes"]: r for r in summarize(rows, by_passes=True)
+                 if r["problem"] == "lasso" and r["solver"] == "dp_cd"}
+    assert curves["lasso", "dp_cd"]["mean"][1] == pytest.approx(by_budget[4.0]["rel_error_mean"])
+    with pytest.raises(ValueError, match="one Axes"):
+        plot_error_vs_passes(rows, ax=fig.axes[0])
+    plot_error_vs_passes(rows, tmp_path / "one.pdf", ax=fig.axes[0], problem="lasso")
+    assert (tmp_path / "one.pdf").stat().st_size > 0
+
+
+# ------------------------------------------------------------------ tuning cost
+
+def gdp_delta(eps, mu):
+    """Dong, Roth and Su, Corollary 2.13, summed directly."""
+    return (special.ndtr(-eps / mu + mu / 2)
+            - math.exp(eps + special.log_ndtr(-eps / mu - mu / 2)))
+
+
+def kov_delta(eps, eps0, k):
+    """Kairouz, Oh and Viswanath, Theorem 3.3, summed directly (small k)."""
+    total = sum(math.comb(k, i) * max(0.0, math.exp(eps0 * (k - i)) - math.exp(eps + eps0 * i))
+                for i in range(k + 1))
+    return total / (1 + math.exp(eps0)) ** k
+
+
+@pytest.mark.parametrize("points, runs, eps, delta", [(4, 3, 0.5, 1e-5), (50, 5, 1.0, 1e-6)])
+def test_tuning_cost_matches_the_composition_formulas(points, runs, eps, delta):
+    cost = tuning_cost(points, runs, epsilon=eps, delta=delta)
+    g = points * runs
+    assert cost.n_fits == g
+    assert cost.basic_epsilon == pytest.approx(g * eps)
+    assert cost.basic_delta == pytest.approx(g * delta)
+    # GDP: mu of one (eps, delta) Gaussian mechanism, then sqrt(g) mu
+    mu = optimize.brentq(lambda m: gdp_delta(eps, m) - delta, 1e-3, 50, xtol=1e-14)
+    assert cost.gdp_mu == pytest.approx(mu, rel=1e-7)
+    eps_g = optimize.brentq(lambda e: gdp_delta(e, math.sqrt(g) * mu) - delta, 1e-6, 1e3,
+                            xtol=1e-12)
+    assert cost.gdp_epsilon == pytest.approx(eps_g, rel=1e-6)
+    assert cost.gdp_epsilon >= eps_g * (1 - 1e-9)  # never below the exact value
+    # optimal composition: the pure part at slack delta, the deltas of the fits on top
+    if g <= 20:
+        assert kov_delta(cost.optimal_epsilon, eps, g) <= delta * (1 + 1e-9)
+        assert kov_delta(cost.optimal_epsilon * (1 - 1e-6), eps, g) > delta
+    assert cost.optimal_delta == pytest.approx(1 - (1 - delta) ** (g + 1), rel=1e-9)
+    assert cost.gdp_epsilon < cost.optimal_epsilon <= cost.basic_epsilon
+    text = str(cost)
+    assert f"{g} fits" in text and "covered by none" in text
+
+
+def test_tuning_cost_refuses_bad_budgets():
+    with pytest.raises(ValueError, match="finite"):
+        tuning_cost(3, epsilon=math.inf, delta=1e-5)
+    with pytest.raises(ValueError):
+        tuning_cost(0, epsilon=1.0, delta=1e-5)
+    with pytest.raises(ValueError):
+        tuning_cost(3, epsilon=1.0, delta=1.5)
