@@ -1,0 +1,315 @@
+"""The ``sparsedp`` command: ``sparsedp compare`` and ``sparsedp datasets``.
+
+``sparsedp compare`` runs the private solvers on one data set at one epsilon
+under the papers' protocol (:mod:`sparsedp.experiments`): a small grid of step
+sizes and clipping thresholds per solver and budget (passes over the data),
+several runs per point, the best point by mean objective; it prints the
+relative error to the exact optimum, the support recovery and the time, the
+cost of that tuning, and writes the plot of the error against the passes.
+Everything it prints about utility is a non-private diagnostic.
+"""
+import argparse
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["main", "compare", "build_problem", "default_grid"]
+
+SOLVER_NAMES = {"gcd": "dp_gcd", "cd": "dp_cd", "sgd": "dp_sgd", "scd": "dp_scd"}
+DEFAULT_DATASET = "dorothea_like"
+
+#: clip = kappa x unit (the typical per-sample gradient norm at w = 0, docs/defaults.rst)
+GRIDS = {
+    "quick": {
+        "dp_gcd": {"n_iter": [2, 5, 10, 20], "kappa": [0.3, 1.0, 3.0], "step_size": [1.0, 3.0]},
+        "dp_cd": {"passes": [1, 2, 5], "kappa": [0.01, 0.1, 1.0], "step_size": [0.1, 1.0],
+                  "averaging": False, "order": "shuffle"},
+        "dp_sgd": {"passes": [1, 5], "kappa": [0.1, 1.0], "step_size": [0.01, 0.1, 1.0],
+                   "batch_size": 64},
+        "dp_scd": {"passes": [1, 5], "clip": [0.1, 1.0], "batch_size": 64},
+    },
+    "full": {
+        "dp_gcd": {"n_iter": [1, 2, 5, 10, 20, 50, 100], "kappa": [0.1, 0.3, 1.0, 3.0, 10.0],
+                   "step_size": [0.3, 1.0, 3.0]},
+        "dp_cd": {"passes": [1, 2, 5, 10, 20, 50], "kappa": [0.01, 0.03, 0.1, 0.3, 1.0, 3.0],
+                  "step_size": [0.1, 0.3, 1.0], "averaging": False, "order": "shuffle"},
+        "dp_sgd": {"passes": [1, 2, 5, 10, 20], "kappa": [0.01, 0.1, 1.0, 3.0],
+                   "step_size": [0.001, 0.01, 0.1, 1.0], "batch_size": 64},
+        "dp_scd": {"passes": [1, 2, 5, 10, 20], "clip": [0.01, 0.1, 1.0], "batch_size": 64},
+    },
+}
+
+
+class UsageError(Exception):
+    """A bad command line: one clear line, exit status 2."""
+
+
+def clip_unit(X, y, datafit):
+    """``sqrt(mean ||x_i||^2) sqrt(mean loss'(0, y_i)^2)``: the per-sample gradient scale at 0.
+
+    Computed from the data (non-private): it places the clipping grid, as the
+    papers' grids are placed, and is part of the tuning :func:`compare` reports.
+    """
+    sq = X.multiply(X).sum() if hasattr(X, "multiply") else float((np.asarray(X) ** 2).sum())
+    deriv = datafit.derivative(np.zeros(X.shape[0]), y)
+    return float(math.sqrt(sq / X.shape[0]) * math.sqrt(np.mean(deriv ** 2)))
+
+
+def default_grid(name, unit, solvers):
+    """The grid of :func:`compare`: ``GRIDS[name]`` with ``clip = kappa * unit``."""
+    grid = {}
+    for solver in solvers:
+        spec = dict(GRIDS[name][solver])
+        if "kappa" in spec:
+            spec["clip"] = [k * unit for k in spec.pop("kappa")]
+        grid[solver] = spec
+    return grid
+
+
+def build_problem(dataset, *, penalty="l1", alpha=None, smoothness="data", feature_bound=None,
+                  data_home=None, download=True, seed=0):
+    """The :class:`~sparsedp.experiments.Problem` of ``dataset`` and a description of its choices.
+
+    The loss follows the task (logistic for classification, squared for
+    regression); ``alpha=None`` is ``lambda_max / 10`` for L1 (the smallest
+    strength giving w* = 0, divided by 10) and ``1 / n`` for L2, both computed
+    from the data: a non-private choice, as the papers' (reported).
+    """
+    from .datafits import Logistic, Squared
+    from .datasets import list_datasets, load
+    from .experiments import Problem
+    from .penalties import L1, L2
+
+    X, y = load(dataset, data_home=data_home, download=download, random_state=seed)
+    X = _as_csc(X)
+    labels = np.unique(y)
+    classification = labels.size == 2
+    if not classification and labels.size < 10 and np.all(labels == np.round(labels)):
+        raise UsageError(f"{dataset}: {labels.size} classes; compare fits binary "
+                         f"classification or regression")
+    if classification:
+        y = np.where(y == labels[1], 1.0, -1.0)
+        datafit = Logistic()
+    else:
+        y = np.asarray(y, dtype=np.float64)
+        datafit = Squared()
+    n, p = X.shape
+    notes = []
+    if alpha is None:
+        if penalty == "l1":
+            lam_max = float(np.abs(X.T @ datafit.derivative(np.zeros(n), y)).max()) / n
+            alpha = lam_max / 10.0
+            notes.append(f"alpha = lambda_max / 10 = {alpha:.4g} (computed from the data: "
+                         f"a non-private choice, as the papers')")
+        else:
+            alpha = 1.0 / n
+            notes.append(f"alpha = 1 / n = {alpha:.4g}")
+    pen = L1(alpha) if penalty == "l1" else L2(alpha)
+    M = sgd_beta = None
+    if smoothness == "public":
+        if feature_bound is None:
+            raise UsageError("--smoothness public needs --feature-bound B (a public bound on "
+                             "|X_ij|)")
+        if abs(X).max() > feature_bound:
+            raise UsageError(f"--feature-bound {feature_bound:g} is below the data's largest "
+                             f"|X_ij|; the bound must hold")
+        M = np.full(p, datafit.beta * feature_bound ** 2)
+        sgd_beta = float(M.sum())
+        notes.append(f"smoothness: public, M_j = beta B^2 = {M[0]:.4g}")
+    else:
+        notes.append("smoothness: computed from the data (the papers' protocol): each fit's "
+                     "report has epsilon = inf ('leak'); --smoothness public avoids it")
+    kinds = {d["name"]: d["kind"] for d in list_datasets(data_home)}
+    kind = kinds.get(dataset, "file")
+    task = "binary classification, logistic loss" if classification else "regression, squared loss"
+    head = (f"{dataset} ({kind}): {n} x {p}, nnz {X.nnz}, {task} + {penalty.upper()}")
+    problem = Problem(str(Path(dataset).name), X, y, datafit, pen, smoothness=M,
+                      sgd_smoothness=sgd_beta)
+    return problem, head, notes
+
+
+def _as_csc(X):
+    import scipy.sparse as sp
+    return sp.csc_array(X) if sp.issparse(X) else sp.csc_array(np.asarray(X, dtype=np.float64))
+
+
+def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=("gcd", "cd", "sgd",
+            "scd"), penalty="l1", alpha=None, grid="quick", runs=3, jobs=1, seed=0,
+            smoothness="data", feature_bound=None, plot=None, results=None, progress=False,
+            data_home=None, download=True, out=sys.stdout):
+    """Run the comparison and print its report; return the summary rows."""
+    from .experiments import run_grid, summarize, support_table, tuning_cost
+    from .experiments import grid_size
+
+    start = time.perf_counter()
+    problem, head, notes = build_problem(
+        dataset, penalty=penalty, alpha=alpha, smoothness=smoothness,
+        feature_bound=feature_bound, data_home=data_home, download=download, seed=seed)
+    n = problem.n_samples
+    delta = 1.0 / n ** 2 if delta is None else delta
+    names = [SOLVER_NAMES[s] for s in solvers]
+    skipped = [s for s in names if problem.applicable(s) is not None]
+    for s in skipped:
+        notes.append(f"{s} skipped: {problem.applicable(s)}")
+    names = [s for s in names if s not in skipped]
+    if not names:
+        raise UsageError("no solver applies to this problem (DP-SCD needs --penalty l2)")
+    unit = clip_unit(problem.X, problem.y, problem.datafit)
+    spec = default_grid(grid, unit, names)
+    print(head, file=out)
+    print(f"(epsilon, delta) = ({epsilon:g}, {delta:.3g}) per fit; {runs} runs per grid point; "
+          f"clip = kappa x {unit:.4g} (the per-sample gradient scale at w = 0)", file=out)
+    for note in notes:
+        print("  " + note, file=out)
+    t = time.perf_counter()
+    f_star = problem.f_star
+    print(f"exact solution (non-private): F* = {f_star:.6g}, {problem.support.size} nonzeros, "
+          f"{time.perf_counter() - t:.1f} s", file=out)
+    f_zero = problem.datafit.value(np.zeros(n), problem.y)
+    print(f"w = 0, the baseline (non-private): relative error {(f_zero - f_star) / f_star:.4g}",
+          file=out)
+    rows = run_grid(problem, spec, epsilon=epsilon, delta=delta, n_runs=runs, n_jobs=jobs,
+                    results=results, progress=progress, seed=seed)
+    summary = summarize(rows)
+    print(file=out)
+    print(summary, file=out)
+    print(file=out)
+    print(support_table(rows), file=out)
+    points = sum(grid_size(spec).values())
+    print(file=out)
+    print(tuning_cost(points, runs, epsilon=epsilon, delta=delta), file=out)
+    if plot:
+        try:
+            from .experiments import plot_error_vs_passes
+            plot_error_vs_passes(rows, path=plot)
+            print(f"\nplot: {plot}", file=out)
+        except ImportError:
+            print("\nno plot: matplotlib is not installed (pip install 'sparsedp[experiments]')",
+                  file=out)
+    print(f"total time {time.perf_counter() - start:.1f} s", file=out)
+    return summary.rows
+
+
+def datasets(data_home=None, out=sys.stdout):
+    """Print the built-in data sets and whether their files are here."""
+    from .datasets import describe
+    print(describe(data_home), file=out)
+
+
+def _solvers(text):
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    bad = [s for s in names if s not in SOLVER_NAMES]
+    if bad or not names:
+        raise argparse.ArgumentTypeError(
+            f"unknown solver {', '.join(bad) or repr(text)}: choose from "
+            f"{', '.join(SOLVER_NAMES)} (comma-separated)")
+    return tuple(dict.fromkeys(names))
+
+
+def _positive(kind):
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a {kind.__name__}") from None
+        if not value > 0:
+            raise argparse.ArgumentTypeError(f"must be > 0, got {text}")
+        return value
+    return parse
+
+
+def _delta(text):
+    value = _positive(float)(text)
+    if not value < 1:
+        raise argparse.ArgumentTypeError(f"must be in (0, 1), got {text}")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one clear line, status 2
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def parser():
+    """The command line parser (``sparsedp --help``)."""
+    p = _Parser(prog="sparsedp", description="Differentially private ERM on sparse data: "
+                "compare the private solvers on a data set, list the data sets.")
+    sub = p.add_subparsers(dest="command", metavar="{compare,datasets}", parser_class=_Parser)
+    c = sub.add_parser(
+        "compare", help="run DP-GCD, DP-CD, DP-SGD and DP-SCD on a data set at one epsilon",
+        description="Run the private solvers on one data set under the papers' protocol "
+        "(a grid of step sizes, clipping thresholds and passes, several runs per point, the "
+        "best point by mean objective) and print the relative error to the exact optimum, "
+        "the support recovery, the time and the cost of the tuning; write the plot of the "
+        "error against the passes.  Utility figures are non-private diagnostics.")
+    c.add_argument("--dataset", default=DEFAULT_DATASET, metavar="NAME|PATH",
+                   help="a built-in name (see 'sparsedp datasets') or an svmlight file "
+                   f"(default: {DEFAULT_DATASET}, an 800 x 100,000 sparse binary problem "
+                   "generated on the fly)")
+    c.add_argument("--epsilon", type=_positive(float), default=1.0,
+                   help="privacy budget of each fit (default 1)")
+    c.add_argument("--delta", type=_delta, default=None, help="default 1 / n^2")
+    c.add_argument("--solvers", type=_solvers, default=("gcd", "cd", "sgd", "scd"),
+                   help="comma-separated from gcd, cd, sgd, scd (default: all; scd needs "
+                   "--penalty l2)")
+    c.add_argument("--penalty", choices=("l1", "l2"), default="l1", help="default l1")
+    c.add_argument("--alpha", type=_positive(float), default=None,
+                   help="penalty strength (default: lambda_max / 10 for l1, 1 / n for l2)")
+    c.add_argument("--grid", choices=tuple(GRIDS), default="quick",
+                   help="quick (default, under a minute on the default data) or full")
+    c.add_argument("--runs", type=_positive(int), default=3, help="runs per grid point (3)")
+    c.add_argument("--jobs", type=int, default=1, help="parallel jobs (joblib; -1: all cores)")
+    c.add_argument("--seed", type=int, default=0, help="base seed (0)")
+    c.add_argument("--smoothness", choices=("data", "public"), default="data",
+                   help="smoothness constants from the data (the papers' protocol; each fit's "
+                   "report then says epsilon = inf) or public from --feature-bound")
+    c.add_argument("--feature-bound", type=_positive(float), default=None, metavar="B",
+                   help="public bound on |X_ij| (with --smoothness public)")
+    c.add_argument("--plot", default=None, metavar="PATH",
+                   help="where to write the plot (default: sparsedp-compare-<dataset>.png; "
+                   "'none' for no plot)")
+    c.add_argument("--results", default=None, metavar="CSV",
+                   help="append every fit to this CSV; rerunning resumes from it")
+    c.add_argument("--progress", action="store_true", help="a progress bar (tqdm)")
+    c.add_argument("--data-home", default=None, metavar="DIR",
+                   help="data folder (default: $SPARSEDP_DATA)")
+    c.add_argument("--no-download", action="store_true", help="never download data")
+    d = sub.add_parser("datasets", help="list the built-in data sets and which are here",
+                       description="List the built-in data sets (real and synthetic), their "
+                       "shape, task and source, and whether their files are in the data folder.")
+    d.add_argument("--data-home", default=None, metavar="DIR",
+                   help="data folder (default: $SPARSEDP_DATA)")
+    return p
+
+
+def main(argv=None):
+    """Entry point of the ``sparsedp`` console script and of ``python -m sparsedp``."""
+    args = parser().parse_args(argv)
+    try:
+        if args.command == "compare":
+            if args.smoothness == "public" and args.feature_bound is None:
+                raise UsageError("--smoothness public needs --feature-bound B")
+            plot = args.plot
+            if plot is None:
+                plot = f"sparsedp-compare-{Path(args.dataset).stem}.png"
+            elif plot.lower() == "none":
+                plot = None
+            compare(args.dataset, epsilon=args.epsilon, delta=args.delta, solvers=args.solvers,
+                    penalty=args.penalty, alpha=args.alpha, grid=args.grid, runs=args.runs,
+                    jobs=args.jobs, seed=args.seed, smoothness=args.smoothness,
+                    feature_bound=args.feature_bound, plot=plot, results=args.results,
+                    progress=args.progress, data_home=args.data_home,
+                    download=not args.no_download)
+        elif args.command == "datasets":
+            datasets(args.data_home)
+        else:
+            parser().print_help()
+            return 2
+    except (UsageError, FileNotFoundError, ValueError) as exc:
+        print(f"sparsedp: error: {exc}".splitlines()[0] if isinstance(exc, UsageError)
+              else f"sparsedp: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
