@@ -139,8 +139,9 @@ def _as_csc(X):
 def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=("gcd", "cd", "sgd",
             "scd"), penalty="l1", alpha=None, grid="quick", runs=3, jobs=1, seed=0,
             smoothness="data", feature_bound=None, plot=None, results=None, progress=False,
-            data_home=None, download=True, out=sys.stdout):
+            data_home=None, download=True, out=None):
     """Run the comparison and print its report; return the summary rows."""
+    out = sys.stdout if out is None else out
     from .experiments import run_grid, summarize, support_table, tuning_cost
     from .experiments import grid_size
 
@@ -193,8 +194,9 @@ def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=("gcd",
     return summary.rows
 
 
-def datasets(data_home=None, out=sys.stdout):
+def datasets(data_home=None, out=None):
     """Print the built-in data sets and whether their files are here."""
+    out = sys.stdout if out is None else out
     from .datasets import describe
     print(describe(data_home), file=out)
 

@@ -1,0 +1,111 @@
+"""The sparsedp command: compare, datasets, help, bad arguments, python -m sparsedp."""
+import io
+import subprocess
+import sys
+
+import pytest
+
+from sparsedp.cli import GRIDS, clip_unit, default_grid, main, parser
+from sparsedp.experiments import grid_size
+
+pytestmark = pytest.mark.filterwarnings("ignore::sparsedp.exceptions.PrivacyLeakWarning")
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_help_is_complete(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for option in ("--dataset", "--epsilon", "--delta", "--solvers", "--penalty", "--alpha",
+                   "--grid", "--runs", "--jobs", "--seed", "--smoothness", "--feature-bound",
+                   "--plot", "--results", "--progress", "--data-home", "--no-download"):
+        assert option in out
+    assert "compare" in parser().format_help() and "datasets" in parser().format_help()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["compare", "--epsilon", "0"], "--epsilon: must be > 0"),
+    (["compare", "--epsilon", "abc"], "is not a float"),
+    (["compare", "--delta", "1.5"], "must be in (0, 1)"),
+    (["compare", "--solvers", "cd,newton"], "unknown solver newton"),
+    (["compare", "--penalty", "l0"], "invalid choice"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_arguments_get_one_clear_line(argv, message, capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0]
+
+
+def test_unknown_dataset_and_bad_bound(capsys):
+    code, _, err = run(["compare", "--dataset", "no_such_set", "--no-download"], capsys)
+    assert code == 2 and "unknown data set 'no_such_set'" in err
+    code, _, err = run(["compare", "--dataset", "log1", "--smoothness", "public",
+                        "--plot", "none"], capsys)
+    assert code == 2 and "--feature-bound" in err
+
+
+def test_datasets_lists_the_builtin_sets(capsys):
+    code, out, _ = run(["datasets"], capsys)
+    assert code == 0
+    for name in ("dorothea", "madelon", "dexter", "california", "electricity", "log1",
+                 "square", "sparse_lasso", "dorothea_like"):
+        assert name in out
+
+
+def test_compare_prints_the_table(tmp_path, capsys):
+    csv = tmp_path / "rows.csv"
+    argv = ["compare", "--dataset", "log1", "--solvers", "gcd,cd", "--runs", "2",
+            "--results", str(csv), "--plot", str(tmp_path / "p.png")]
+    code, out, _ = run(argv, capsys)
+    assert code == 0
+    assert "log1 (synthetic): 1000 x 100" in out and "F* =" in out and "w = 0, the baseline" in out
+    table = out[out.index("Best of grid"):]
+    assert "dp_cd" in table and "dp_gcd" in table and "dp_sgd" not in table
+    assert "Support recovery" in out and "tuning" in out.lower()
+    assert csv.exists()
+    n_rows = len(csv.read_text().splitlines())
+    points = sum(grid_size(default_grid("quick", 1.0, ["dp_gcd", "dp_cd"])).values())
+    assert n_rows == 1 + 2 * points  # a header, one row per (grid point, run)
+    # a second run resumes: nothing recomputed, the same table
+    code, again, _ = run(argv, capsys)
+    assert code == 0 and len(csv.read_text().splitlines()) == n_rows
+    assert again[again.index("Best of grid"):again.index("Support")] == \
+        table[:table.index("Support")]
+
+
+def test_public_smoothness_gives_private_fits(capsys):
+    code, out, _ = run(["compare", "--dataset", "electricity", "--solvers", "gcd",
+                        "--runs", "1", "--smoothness", "public", "--feature-bound", "7",
+                        "--plot", "none", "--no-download"], capsys)
+    if code == 2:
+        pytest.skip("electricity not available")
+    table = out[out.index("Best of grid"):]
+    assert "inf (leak)" not in table and "smoothness: public" in out
+
+
+def test_default_grid_places_the_clips_on_the_unit():
+    import numpy as np
+    import scipy.sparse as sp
+    from sparsedp.datafits import Logistic
+    X = sp.csc_array(np.array([[3.0, 4.0], [0.0, 0.0]]))
+    y = np.array([1.0, -1.0])
+    unit = clip_unit(X, y, Logistic())
+    assert unit == pytest.approx(np.sqrt(25 / 2) * 0.5)  # sqrt(mean ||x||^2) * |loss'(0)| = 1/2
+    grid = default_grid("quick", unit, ["dp_gcd"])
+    assert grid["dp_gcd"]["clip"] == pytest.approx([k * unit for k in
+                                                    GRIDS["quick"]["dp_gcd"]["kappa"]])
+
+
+def test_python_m_sparsedp():
+    out = subprocess.run([sys.executable, "-m", "sparsedp", "datasets"], capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0 and "dorothea" in out.stdout
