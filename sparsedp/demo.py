@@ -70,6 +70,9 @@ def public_lambda(n, p, density=DENSITY, alpha=0.05):
 
 
 def main():
+    import sys
+    print("sparsedp-demo is deprecated and will be removed: use `sparsedp compare` "
+          "(sparsedp compare --help)", file=sys.stderr)
     X, y = make_problem()
     n, p = X.shape
     datafit = Logistic()
