@@ -152,7 +152,7 @@ def test_one_vs_rest_falls_back_to_basic_composition_when_needed():
 def test_default_delta_is_one_over_n_squared():
     X, y = regression(n=150)
     est = DPRidge(solver="cd", max_passes=1, smoothness=Squared().smoothness(X),
-                  random_state=0).fit(X, y)
+                  clip=1.0, random_state=0).fit(X, y)
     assert est.delta_ == default_delta(150) == 1.0 / 150 ** 2
     assert est.privacy_.delta == pytest.approx(1.0 / 150 ** 2)
     with pytest.raises(ValueError, match="n_samples = 1"):
@@ -167,8 +167,53 @@ def test_leak_warning_without_public_constants_and_none_with_them():
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         est = DPRidge(solver="cd", max_passes=1, smoothness=0.2, feature_bounds=1.0,
-                      random_state=0).fit(X, y)  # a private estimate: |X_ij| <= 1
+                      target_bound=5.0, random_state=0).fit(X, y)  # |X_ij| <= 1, |y| <= 5
     assert est.privacy_.epsilon <= 1.0 and "smoothness" in str(est.privacy_).lower()
+
+
+def test_default_clip_is_kappa_times_the_gradient_scale_at_zero():
+    from sparsedp.linear_model import default_kappa
+    X, y = classification()
+    M = np.full(X.shape[1], 0.25)
+    clf = DPLogisticRegression(solver="cd", max_passes=1, smoothness=M, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        clf.fit(X, y == "a")
+    trace = M.sum() + 0.25  # the intercept column's constant included
+    unit = math.sqrt(trace / 0.25) * 0.5  # sqrt(mean ||x||^2 bound) * |loss'(0)|
+    kappa = default_kappa("cd", X.shape[0], 1 * (X.shape[1] + 1), 1.0, clf.delta_)
+    assert clf.solver_params_["clip"] == pytest.approx(kappa * unit)
+    # the squared loss: the targets' scale from target_bound (public) ...
+    Xr, yr = regression()
+    Mr = Squared().smoothness(Xr)
+    est = DPLasso(alpha=0.01, solver="gcd", n_iter=5, smoothness=Mr, target_bound=3.0,
+                  fit_intercept=False, random_state=0).fit(Xr, yr)
+    unit = math.sqrt(Mr.sum() / 2.0) * 2.0 * 3.0
+    kappa = default_kappa("gcd", Xr.shape[0], 5, 1.0, est.delta_)
+    assert est.solver_params_["clip"] == pytest.approx(kappa * unit)
+    assert est.privacy_.epsilon <= 1.0
+    # ... or from the data: a leak, warned and recorded
+    with pytest.warns(PrivacyLeakWarning, match="rms"):
+        est = DPLasso(alpha=0.01, solver="gcd", n_iter=5, smoothness=Mr,
+                      fit_intercept=False, random_state=0).fit(Xr, yr)
+    unit = math.sqrt(Mr.sum() / 2.0) * 2.0 * np.sqrt(np.mean(yr ** 2))
+    assert est.solver_params_["clip"] == pytest.approx(kappa * unit)
+    assert math.isinf(est.privacy_.epsilon) and "targets" in str(est.privacy_)
+
+
+def test_default_kappa_rule():
+    from sparsedp.linear_model import default_kappa
+    from sparsedp.linear_model._base import KAPPA_FACTOR, KAPPA_RANGE, SGD_KAPPA
+    mu = 1.0 / calibrate_gaussian(1.0, 1e-6, 1)
+    assert default_kappa("cd", 20_000, 400, 1.0, 1e-6) == pytest.approx(
+        KAPPA_FACTOR["cd"] * math.sqrt(20_000 * mu / 20.0))
+    # more data or budget: a larger clip; more releases: a smaller one; clamped
+    assert default_kappa("gcd", 2000, 10, 1.0, 1e-6) > default_kappa("gcd", 200, 10, 1.0, 1e-6)
+    assert default_kappa("gcd", 2000, 10, 2.0, 1e-6) > default_kappa("gcd", 2000, 10, 1.0, 1e-6)
+    assert default_kappa("cd", 2000, 10**6, 1.0, 1e-6) < default_kappa("cd", 2000, 10, 1.0, 1e-6)
+    assert default_kappa("cd", 10, 10**8, 0.01, 1e-6) == KAPPA_RANGE[0]
+    assert default_kappa("cd", 10**9, 1, 10.0, 1e-6) == KAPPA_RANGE[1]
+    assert default_kappa("sgd", 10, 10, 1.0, 1e-6) == SGD_KAPPA
 
 
 def test_report_prints_and_converts_to_dict():

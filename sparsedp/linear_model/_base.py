@@ -17,11 +17,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import (check_bool, check_integer, check_option, check_real,
                            check_random_state)
+from ..exceptions import PrivacyLeakWarning
 from ..penalties import L1, L2, ElasticNet
 from ..privacy import PrivacyLedger, calibrate_gaussian, gdp_epsilon
 from ..solvers import dp_cd, dp_gcd, dp_scd, dp_sgd
 
-__all__ = ["SOLVERS", "DEFAULT_SOLVER_OPTIONS", "choose_solver", "default_delta"]
+__all__ = ["SOLVERS", "DEFAULT_SOLVER_OPTIONS", "choose_solver", "default_delta", "default_kappa"]
 
 SOLVERS = ("auto", "cd", "gcd", "scd", "sgd")
 
@@ -34,8 +35,13 @@ DEFAULT_SOLVER_OPTIONS = {
     "scd": {},
 }
 
-#: The estimators' defaults of the hyper-parameters left as None (docs/defaults.rst).
-DEFAULT_CLIP = {"cd": 1.0, "gcd": 1.0, "sgd": 1.0, "scd": 1.0}
+#: The estimators' defaults of the hyper-parameters left as None (docs/defaults.rst):
+#: clip = kappa * unit, the unit the per-sample gradient scale at 0 (``_clip_unit``),
+#: kappa from :func:`default_kappa`.
+KAPPA_FACTOR = {"cd": 0.15, "gcd": 0.3}
+KAPPA_RANGE = (0.1, 10.0)
+SGD_KAPPA = 1.0
+DEFAULT_SCD_CLIP = 1.0
 DEFAULT_STEP_SIZE = {"cd": 1.0, "gcd": 1.0, "sgd": 1.0}
 DEFAULT_PASSES = 20.0
 
@@ -46,6 +52,24 @@ def default_delta(n_samples):
         raise ValueError(f"delta=None means 1 / n_samples**2, which needs at least 2 samples "
                          f"(got n_samples = {n_samples}); pass delta explicitly")
     return 1.0 / float(n_samples) ** 2
+
+
+def default_kappa(solver, n_samples, releases, epsilon, delta):
+    """The default clipping threshold in units of the per-sample gradient scale at 0.
+
+    DP-CD and DP-GCD: ``kappa = c sqrt(n mu / sqrt(T))`` within ``KAPPA_RANGE``,
+    with ``T`` the noisy releases (coordinate updates, greedy iterations), ``mu``
+    the Gaussian-DP parameter of (epsilon, delta) and ``c`` in ``KAPPA_FACTOR``:
+    the noise of a release relative to a gradient at the clip is ``~ kappa
+    sqrt(T) / (n mu)``, and the measured best kappa grows as the square root of
+    ``n mu / sqrt(T)`` (docs/defaults.rst).  DP-SGD: ``SGD_KAPPA``.  Only public
+    values enter.
+    """
+    if solver == "sgd":
+        return SGD_KAPPA
+    mu = 1.0 / calibrate_gaussian(epsilon, delta, 1)
+    kappa = KAPPA_FACTOR[solver] * math.sqrt(n_samples * mu / math.sqrt(max(releases, 1)))
+    return min(max(kappa, KAPPA_RANGE[0]), KAPPA_RANGE[1])
 
 
 def choose_solver(loss, l1, n_samples, n_features):
@@ -142,18 +166,32 @@ class DPLinearModel(BaseEstimator):
                             f"{type(self.solver_options).__name__}")
         return params
 
-    def _solver_kwargs(self, params, n_features):
-        """The functional solver's keyword arguments (all but the data and budget)."""
+    def _solver_kwargs(self, params, X, targets):
+        """The functional solver's keyword arguments (all but the data and budget), and
+        the leaks of the defaults computed from the data (``[(name, description)]``)."""
         solver = params["solver"]
+        n_features = X.shape[1] - params["fit_intercept"]
         kw = dict(DEFAULT_SOLVER_OPTIONS[solver])
         kw.update(self.solver_options or {})
-        clip = DEFAULT_CLIP[solver] if self.clip is None else self.clip
-        kw["clip"] = math.inf if math.isinf(params["epsilon"]) and self.clip is None else clip
+        kw.update(self._smoothness_kwargs(params, n_features))
         if solver == "gcd":
             kw["n_iter"] = (self._default_n_iter(n_features) if self.n_iter is None
-                            else self.n_iter)
+                            else check_integer(self.n_iter, "n_iter"))
         else:
-            kw["passes"] = DEFAULT_PASSES if self.max_passes is None else self.max_passes
+            kw["passes"] = (DEFAULT_PASSES if self.max_passes is None
+                            else check_real(self.max_passes, "max_passes"))
+        leaks = []
+        if self.clip is not None:
+            kw["clip"] = self.clip
+        elif math.isinf(params["epsilon"]):
+            kw["clip"] = math.inf
+        elif solver == "scd":
+            kw["clip"] = DEFAULT_SCD_CLIP
+        else:
+            unit, leaks = self._clip_unit(kw, X, targets)
+            releases = (kw["n_iter"] if solver == "gcd" else kw["passes"] * X.shape[1])
+            kw["clip"] = default_kappa(solver, X.shape[0], releases, params["epsilon"],
+                                       params["delta"]) * unit
         if solver != "scd":
             kw["step_size"] = DEFAULT_STEP_SIZE[solver] if self.step_size is None \
                 else self.step_size
@@ -167,8 +205,48 @@ class DPLinearModel(BaseEstimator):
             kw["selection"] = self.selection
         elif self.selection is not None:
             raise ValueError(f"selection applies to solver='gcd' only, got solver={solver!r}")
-        kw.update(self._smoothness_kwargs(params, n_features))
-        return kw
+        return kw, leaks
+
+    def _clip_unit(self, kw, X, targets):
+        """The per-sample gradient scale at 0, ``sqrt(tr M / beta) * rms(loss'(0, y))``
+        (the unit of the clipping threshold: docs/defaults.rst), and its leaks.
+
+        ``tr M / beta`` is the mean squared row norm: from the public smoothness
+        constants, else from public feature bounds (``sum_j b_j^2``, an upper
+        bound), else from the data (a leak).  ``rms(loss'(0, y))`` is 1/2 for the
+        logistic loss and 2 for the squared hinge (labels +-1); for the squared
+        loss ``2 * target_bound`` (public), else ``2 * rms(y)`` from the data (a leak).
+        """
+        datafit = self._datafit()
+        smoothness, bounds = kw.get("smoothness"), kw.get("feature_bounds")
+        leaks = []
+        if smoothness is not None and np.ndim(smoothness) == 1:
+            trace = float(np.sum(smoothness))
+        elif smoothness is not None and kw.get("feature_bounds") is None and np.ndim(smoothness) == 0 \
+                and not 0 < smoothness < 1:  # DP-SGD's public global bound (sum of M_j)
+            trace = float(smoothness)
+        elif smoothness is not None and bounds is not None:
+            b = np.broadcast_to(np.asarray(bounds, dtype=np.float64), (X.shape[1],))
+            trace = datafit.beta * float(np.sum(b * b))
+        else:
+            trace = float(datafit.smoothness(X).sum())
+            leaks.append(("clipping threshold", "the default clip's scale, sqrt(tr M / beta), "
+                          "computed from the data (give public smoothness constants, or a "
+                          "clip)"))
+        derivative = getattr(self, "_derivative_scale", None)
+        if derivative is None:  # the squared loss: 2 |y|
+            bound = getattr(self, "target_bound", None)
+            if bound is not None:
+                derivative = 2.0 * check_real(bound, "target_bound")
+            else:
+                derivative = 2.0 * float(np.sqrt(np.mean(np.square(targets[0]))))
+                leaks.append(("clipping threshold (targets)", "the default clip's scale, "
+                              "2 rms(y), computed from the targets (give target_bound, or a "
+                              "clip)"))
+        unit = math.sqrt(trace / datafit.beta) * derivative
+        if not unit > 0:
+            unit = 1.0  # X or y is 0: any clip gives the same fit
+        return unit, leaks
 
     def _default_n_iter(self, n_features):
         """DP-GCD's default number of iterations (docs/defaults.rst)."""
@@ -262,7 +340,9 @@ class DPLinearModel(BaseEstimator):
         """
         k = len(targets)
         epsilon, delta = params["epsilon"], params["delta"]
-        kw = self._solver_kwargs(params, X.shape[1] - params["fit_intercept"])
+        kw, leaks = self._solver_kwargs(params, X, targets)
+        for name, description in leaks:
+            warnings.warn(f"{name}: {description}", PrivacyLeakWarning, stacklevel=4)
         self.solver_params_ = dict(kw)
         kw["penalty"] = params["penalty"]
         generator = check_random_state(self.random_state)
@@ -284,6 +364,9 @@ class DPLinearModel(BaseEstimator):
         for c in range(1, k):
             results.append(self._run(solver, X, targets[c], *each, dict(kw), seeds[c],
                                      None if init is None else init[c]))
+        for r in results:
+            for name, description in leaks:
+                r.privacy.add_leak(name, description)
         ledger = _compose([r.privacy for r in results], names, delta)
         if params["verbose"]:
             print(f"{type(self).__name__}: solver={solver!r}, {k} fit(s) at "

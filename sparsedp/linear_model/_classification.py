@@ -109,6 +109,7 @@ class DPLogisticRegression(_DPClassifier):
     """
 
     _loss = "logistic"
+    _derivative_scale = 0.5  # |loss'(0, y)| = 1/2
     _solvers = ("cd", "gcd", "sgd", "scd")
 
     def __init__(self, penalty="l2", *, alpha=1e-3, l1_ratio=None, epsilon=1.0, delta=None,
@@ -174,6 +175,8 @@ class DPLinearSVC(_DPClassifier):
     @property
     def _loss(self):
         return check_option(self.loss, "loss", ("squared_hinge", "hinge"))
+
+    _derivative_scale = 2.0  # |squared hinge'(0, y)| = 2
 
     @property
     def _solvers(self):

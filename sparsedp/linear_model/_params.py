@@ -20,7 +20,12 @@ COMMON_PARAMETERS = """\
         gamma in the solvers' step ``gamma / M_j`` (DP-CD, DP-GCD) or ``gamma /
         beta`` (DP-SGD).  None: 1.0.
     clip : float or None, default=None
-        The clipping hyper-parameter C of the solver.  None: 1.0.
+        The clipping hyper-parameter C of the solver.  None: ``kappa * unit``,
+        ``unit`` the per-sample gradient scale at 0 (``sqrt(tr M / beta)`` times
+        ``|loss'(0, y)|``: from public constants when given, else a recorded
+        leak) and ``kappa`` from :func:`~sparsedp.linear_model.default_kappa`
+        (grows with ``n epsilon``, shrinks with the number of releases;
+        docs/defaults.rst).  DP-SCD: 1.0.
     rule : {"gs-r", "gs-s", "gs-q"}, default="gs-r"
         DP-GCD's greedy rule.
     selection : {"exponential", "laplace"} or None, default=None

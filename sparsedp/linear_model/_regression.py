@@ -54,6 +54,10 @@ class DPLasso(_DPRegressor):
     alpha : float, default=1.0
         Strength of the L1 penalty.
 {common}
+    target_bound : float or None, default=None
+        A public bound on ``|y|``, the scale of the default clipping threshold
+        (None: ``rms(y)`` from the data, a recorded leak; or give ``clip``).
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -74,7 +78,7 @@ class DPLasso(_DPRegressor):
     def __init__(self, alpha=1.0, *, epsilon=1.0, delta=None, solver="auto", max_passes=None,
                  n_iter=None, step_size=None, clip=None, rule="gs-r", selection=None,
                  smoothness=None, feature_bounds=None, batch_size=1, fit_intercept=True,
-                 intercept_scaling=1.0, solver_options=None, random_state=None,
+                 intercept_scaling=1.0, target_bound=None, solver_options=None, random_state=None,
                  warm_start=False, verbose=0):
         store_params(self, locals())
 
@@ -93,6 +97,10 @@ class DPElasticNet(_DPRegressor):
     alpha : float, default=1.0
     l1_ratio : float in [0, 1], default=0.5
 {common}
+    target_bound : float or None, default=None
+        A public bound on ``|y|``, the scale of the default clipping threshold
+        (None: ``rms(y)`` from the data, a recorded leak; or give ``clip``).
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -103,7 +111,7 @@ class DPElasticNet(_DPRegressor):
     def __init__(self, alpha=1.0, l1_ratio=0.5, *, epsilon=1.0, delta=None, solver="auto",
                  max_passes=None, n_iter=None, step_size=None, clip=None, rule="gs-r",
                  selection=None, smoothness=None, feature_bounds=None, batch_size=1,
-                 fit_intercept=True, intercept_scaling=1.0, solver_options=None,
+                 fit_intercept=True, intercept_scaling=1.0, target_bound=None, solver_options=None,
                  random_state=None, warm_start=False, verbose=0):
         store_params(self, locals())
 
@@ -120,6 +128,10 @@ class DPRidge(_DPRegressor):
     ----------
     alpha : float, default=1.0
 {common}
+    target_bound : float or None, default=None
+        A public bound on ``|y|``, the scale of the default clipping threshold
+        (None: ``rms(y)`` from the data, a recorded leak; or give ``clip``).
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -130,7 +142,7 @@ class DPRidge(_DPRegressor):
     def __init__(self, alpha=1.0, *, epsilon=1.0, delta=None, solver="auto", max_passes=None,
                  n_iter=None, step_size=None, clip=None, rule="gs-r", selection=None,
                  smoothness=None, feature_bounds=None, batch_size=1, fit_intercept=True,
-                 intercept_scaling=1.0, solver_options=None, random_state=None,
+                 intercept_scaling=1.0, target_bound=None, solver_options=None, random_state=None,
                  warm_start=False, verbose=0):
         store_params(self, locals())
 
