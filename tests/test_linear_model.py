@@ -47,7 +47,8 @@ def test_dorothea_estimator_equals_functional_api():
     except FileNotFoundError:
         pytest.skip("dorothea not available (SPARSEDP_DATA)")
     M = np.full(X.shape[1], 0.25)  # public: binary features, logistic beta = 1/4
-    kw = dict(epsilon=1.0, delta=1e-6, clip=0.5, step_size=0.5, smoothness=M)
+    kw = dict(epsilon=1.0, delta=1e-6, clip=0.5, step_size=0.5, smoothness=M,
+              selection="laplace")
     est = DPLogisticRegression(penalty="l1", alpha=1e-3, solver="gcd", n_iter=50,
                                fit_intercept=False, random_state=7, **kw).fit(X, y)
     res = dp_gcd(X, y, Logistic(), L1(1e-3), n_iter=50, random_state=7, **kw)
@@ -71,7 +72,8 @@ def test_same_draws_as_functional_api(solver):
     f = {"cd": dp_cd, "gcd": dp_gcd, "sgd": dp_sgd}[solver]
     fkw = ({"passes": 3} if solver == "cd" else {"n_iter": 20} if solver == "gcd"
            else {"passes": 2, "smoothness": float(M.sum())})
-    extra = {"cd": {"averaging": False, "order": "shuffle"}}.get(solver, {})
+    extra = {"cd": {"averaging": False, "order": "shuffle"},
+             "gcd": {"selection": "exponential"}}.get(solver, {})
     res = f(X, y, Squared(), L2(0.1), random_state=3, **kw,
             **({"smoothness": M} | fkw), **extra)
     np.testing.assert_array_equal(est.coef_, res.coef)
@@ -201,19 +203,38 @@ def test_default_clip_is_kappa_times_the_gradient_scale_at_zero():
     assert math.isinf(est.privacy_.epsilon) and "targets" in str(est.privacy_)
 
 
+def test_default_budget_rule():
+    from sparsedp.linear_model import default_budget
+    assert default_budget("gcd", 800, 100_000) == {"n_iter": 3, "step_size": 3.0}
+    assert default_budget("gcd", 15_000, 20_000) == {"n_iter": 50, "step_size": 3.0}
+    assert default_budget("gcd", 20_640, 8) == {"n_iter": 69, "step_size": 1.0}
+    assert default_budget("gcd", 45_312, 8)["n_iter"] == 100
+    assert default_budget("gcd", 45_312, 8, epsilon=INF)["n_iter"] == 100
+    assert default_budget("cd", 20_640, 8)["passes"] == 20.0
+    assert default_budget("cd", 800, 100_000)["passes"] == 2.0
+    X, y = classification()  # 300 x 20: DP-CD, 20 passes, exponential mechanism for DP-GCD
+    clf = DPLogisticRegression(smoothness=np.full(20, 0.25), random_state=0).fit(X, y == "a")
+    assert clf.solver_ == "cd" and clf.solver_params_["passes"] == 20.0
+    clf = DPLogisticRegression(solver="gcd", smoothness=np.full(20, 0.25),
+                               random_state=0).fit(X, y == "a")
+    assert clf.solver_params_["selection"] == "exponential"
+    assert clf.solver_info_[0]["selection"] == "exponential"
+
+
 def test_default_kappa_rule():
     from sparsedp.linear_model import default_kappa
-    from sparsedp.linear_model._base import KAPPA_FACTOR, KAPPA_RANGE, SGD_KAPPA
+    from sparsedp.linear_model._base import CD_KAPPA_FACTOR, CONSTANT_KAPPA, KAPPA_RANGE
     mu = 1.0 / calibrate_gaussian(1.0, 1e-6, 1)
-    assert default_kappa("cd", 20_000, 400, 1.0, 1e-6) == pytest.approx(
-        KAPPA_FACTOR["cd"] * math.sqrt(20_000 * mu / 20.0))
+    assert default_kappa("cd", 2_000, 400, 1.0, 1e-6) == pytest.approx(
+        CD_KAPPA_FACTOR * math.sqrt(2_000 * mu / 20.0))
     # more data or budget: a larger clip; more releases: a smaller one; clamped
-    assert default_kappa("gcd", 2000, 10, 1.0, 1e-6) > default_kappa("gcd", 200, 10, 1.0, 1e-6)
-    assert default_kappa("gcd", 2000, 10, 2.0, 1e-6) > default_kappa("gcd", 2000, 10, 1.0, 1e-6)
-    assert default_kappa("cd", 2000, 10**6, 1.0, 1e-6) < default_kappa("cd", 2000, 10, 1.0, 1e-6)
+    assert default_kappa("cd", 2000, 10, 1.0, 1e-6) > default_kappa("cd", 200, 10, 1.0, 1e-6)
+    assert default_kappa("cd", 200, 10, 2.0, 1e-6) > default_kappa("cd", 200, 10, 1.0, 1e-6)
+    assert default_kappa("cd", 200, 10**6, 1.0, 1e-6) < default_kappa("cd", 200, 10, 1.0, 1e-6)
     assert default_kappa("cd", 10, 10**8, 0.01, 1e-6) == KAPPA_RANGE[0]
     assert default_kappa("cd", 10**9, 1, 10.0, 1e-6) == KAPPA_RANGE[1]
-    assert default_kappa("sgd", 10, 10, 1.0, 1e-6) == SGD_KAPPA
+    assert default_kappa("gcd", 10, 10, 1.0, 1e-6) == default_kappa(
+        "sgd", 10**6, 10, 5.0, 1e-6) == CONSTANT_KAPPA
 
 
 def test_report_prints_and_converts_to_dict():
@@ -316,7 +337,8 @@ def test_auto_solver_rule():
     assert choose_solver("hinge", 0.0, 100, 10) == "scd"
     assert choose_solver("logistic", 1e-3, 800, 100_000) == "gcd"
     assert choose_solver("squared", 1e-3, 20_000, 8) == "cd"
-    assert choose_solver("logistic", 0.0, 800, 100_000) == "cd"
+    assert choose_solver("logistic", 0.0, 800, 100_000) == "gcd"
+    assert choose_solver("logistic", 0.0, 45_312, 8) == "cd"
     X, y = classification()
     assert DPLinearSVC(loss="hinge", batch_size=10, random_state=0).fit(X, y).solver_ == "scd"
 

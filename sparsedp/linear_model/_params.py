@@ -10,26 +10,30 @@ COMMON_PARAMETERS = """\
     solver : {"auto", "cd", "gcd", "scd", "sgd"}, default="auto"
         DP-CD, DP-GCD, DP-SCD or DP-SGD (:mod:`sparsedp.solvers`); "auto" picks
         by the measured rule of :func:`sparsedp.linear_model.choose_solver`
-        (docs/defaults.rst).  After fit, ``solver_`` says which ran.
+        (DP-GCD when ``n_features >= n_samples``, DP-CD otherwise, DP-SCD for the
+        hinge loss; docs/defaults.rst).  After fit, ``solver_`` says which ran.
     max_passes : float or None, default=None
         Passes over the data (DP-CD: coordinate updates / n_features; DP-SGD and
-        DP-SCD: epochs).  None: 20.
+        DP-SCD: epochs).  None: :func:`~sparsedp.linear_model.default_budget`
+        (DP-CD: 20 when ``n_samples > n_features``, else 2; DP-SGD, DP-SCD: 20).
     n_iter : int or None, default=None
-        DP-GCD's number of greedy iterations.  None: ``min(n_features, 100)``.
+        DP-GCD's number of greedy iterations.  None: ``n epsilon / 300`` within
+        [3, 100] (:func:`~sparsedp.linear_model.default_budget`).
     step_size : float or None, default=None
         gamma in the solvers' step ``gamma / M_j`` (DP-CD, DP-GCD) or ``gamma /
-        beta`` (DP-SGD).  None: 1.0.
+        beta`` (DP-SGD).  None: 1 (DP-GCD with ``n_features >= n_samples``: 3).
     clip : float or None, default=None
         The clipping hyper-parameter C of the solver.  None: ``kappa * unit``,
         ``unit`` the per-sample gradient scale at 0 (``sqrt(tr M / beta)`` times
         ``|loss'(0, y)|``: from public constants when given, else a recorded
         leak) and ``kappa`` from :func:`~sparsedp.linear_model.default_kappa`
-        (grows with ``n epsilon``, shrinks with the number of releases;
-        docs/defaults.rst).  DP-SCD: 1.0.
+        (DP-CD: grows with ``n epsilon``, shrinks with the number of updates;
+        DP-GCD, DP-SGD: 1; docs/defaults.rst).  DP-SCD: 1.0.
     rule : {"gs-r", "gs-s", "gs-q"}, default="gs-r"
         DP-GCD's greedy rule.
     selection : {"exponential", "laplace"} or None, default=None
-        DP-GCD's noisy max (None: the one with less noise at this budget).
+        DP-GCD's noisy max.  None: the exponential mechanism (measured better
+        whenever the two differ; docs/defaults.rst).
     smoothness : None, float in (0, 1) or array of shape (n_features,)
         The coordinate-wise smoothness constants M_j: None computes them from
         the data (a ``PrivacyLeakWarning``: the report's epsilon is then inf);
