@@ -3,6 +3,7 @@ import importlib.util
 import math
 import re
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -45,7 +46,7 @@ def test_quick_table_has_every_choice_with_a_grid_point(defaults, table):
     # seeds 0-1, the --quick grid: each variant's best cell is a point of that grid
     assert table[0] == "# python experiments/defaults.py --quick --problems tiny"
     header = next(line for line in table if line.startswith("== tiny:"))
-    assert "(L1, n ~ p)" in header and "smoothness public" in header
+    assert "(L1, n >> p)" in header and "smoothness public" in header
     unit = float(re.search(r"clip unit (\S+),", header).group(1))
     quick = defaults.QUICK
     for title, variants, budgets, steps in (
@@ -76,10 +77,12 @@ def test_quick_table_recommends_and_names_the_best_solver(table):
     assert winner == min(values, key=lambda s: float(values[s]))
 
 
-def _fake_sweep(defaults, errors):
+def _fake_sweep(defaults, errors, name="fake", f0=math.inf):
     """A Sweep over one variant, one budget, one step and the kappas of ``errors``."""
     sw = defaults.Sweep.__new__(defaults.Sweep)
     sw.table = {("v", 1, 1.0, k): (e, 0.0) for k, e in errors.items()}
+    sw.variants, sw.budgets, sw.steps, sw.kappas = [("v", {})], (1,), (1.0,), tuple(errors)
+    sw.pb = SimpleNamespace(name=name, f0=f0)
     return sw
 
 
@@ -95,3 +98,16 @@ def test_choose_minimises_the_geometric_mean_of_ratios_to_the_best(defaults):
     assert scores[1.0] == pytest.approx((math.sqrt(2.0), 2.0))
     by_sum = min([1.0, 10.0], key=lambda k: sum(sw.table["v", 1, 1.0, k][0] for sw in sweeps))
     assert by_sum == 1.0
+
+
+def test_recommend_ignores_a_problem_where_nothing_beats_zero(defaults):
+    # on "idle" every kappa is above F(0) = 1: its preference (kappa 1) must not count
+    sweeps = [_fake_sweep(defaults, {1.0: 0.2, 10.0: 0.1}, "moving", f0=1.0),
+              _fake_sweep(defaults, {1.0: 1.5, 10.0: 30.0}, "idle", f0=1.0)]
+    lines = []
+    fixed = defaults.recommend(sweeps, "passes", lines, "test")
+    assert fixed["kappa"] == 10.0
+    assert any(line.startswith("  idle: no configuration beats w = 0") for line in lines)
+    # with the idle problem counted, kappa 1 would have won
+    assert defaults.choose(sweeps, "kappa", [1.0, 10.0])[0] == 1.0
+    assert defaults.recommend(sweeps[1:], "passes", [], "test") is None
