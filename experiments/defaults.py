@@ -70,6 +70,7 @@ solver="auto" table gives each solver's best at the recommended variant;
 ``--quick`` is a smoke run (2 seeds, 2 steps, 2 kappas, one budget).
 """
 import argparse
+import json
 import math
 import sys
 import time
@@ -306,6 +307,8 @@ def main(argv=None):
     parser.add_argument("--problems", nargs="+", choices=PROBLEMS, default=None,
                         help=f"default: {' '.join(DEFAULT_PROBLEMS)}")
     parser.add_argument("--seeds", type=int, default=None, help="default 3 (--quick: 2)")
+    parser.add_argument("--dump", type=Path, default=None,
+                        help="also write every configuration's mean and std (JSON)")
     parser.add_argument("--out", type=Path, default=None,
                         help="default results/defaults.txt (--quick: defaults_quick.txt)")
     args = parser.parse_args(argv)
@@ -369,29 +372,40 @@ def main(argv=None):
             flush()
         lines.append(f"[{name}: {time.perf_counter() - t0:.0f} s]")
         flush()
+        if args.dump:
+            args.dump.write_text(json.dumps(
+                [{"problem": sw.pb.name, "solver": sw.solver,
+                  "table": [[*key, *value] for key, value in sw.table.items()]}
+                 for sw in cd + gcd + sgd]))
 
     lines.append("")
     lines.append("== Recommended defaults ==")
-    l1 = [i for i, sw in enumerate(cd) if isinstance(sw.pb.penalty, L1)]
-    rec_cd = recommend([cd[i] for i in l1], "passes", lines, "DP-CD, L1 problems")
-    recommend([sw for sw in cd if not isinstance(sw.pb.penalty, L1)], "passes", lines,
-              "DP-CD, L2 problems")
-    rec_gcd = recommend([gcd[i] for i in l1], "n_iter", lines, "DP-GCD, L1 problems")
-    recommend([sw for sw in gcd if not isinstance(sw.pb.penalty, L1)], "n_iter", lines,
-              "DP-GCD, L2 problems")
+    rec = {}
+    for solver, sweeps, bname, title in (("dp_cd", cd, "passes", "DP-CD"),
+                                         ("dp_gcd", gcd, "n_iter", "DP-GCD")):
+        for l1 in (True, False):
+            chosen = [sw for sw in sweeps if isinstance(sw.pb.penalty, L1) == l1]
+            rec[solver, l1] = recommend(chosen, bname, lines,
+                                        f"{title}, {'L1' if l1 else 'L2'} problems")
+    flush()
 
     lines.append("")
-    lines.append("== solver='auto': each solver's best over its grid (DP-CD and DP-GCD "
-                 "at the variants recommended on the L1 problems) ==")
+    lines.append("== solver='auto': each solver's best over its grid, DP-CD and DP-GCD at "
+                 "the variant recommended for the penalty (* : no recommendation, best "
+                 "variant) ==")
     for sw_cd, sw_gcd, sw_sgd in zip(cd, gcd, sgd):
         pb = sw_cd.pb
-        row = {"DP-CD": sw_cd.best(variant=rec_cd["variant"]) if rec_cd else sw_cd.best(),
-               "DP-GCD": sw_gcd.best(variant=rec_gcd["variant"]) if rec_gcd else sw_gcd.best(),
-               "DP-SGD": sw_sgd.best()}
-        winner = min(row, key=lambda s: row[s][0])
-        if row[winner][0] >= pb.f0:
+        l1 = isinstance(pb.penalty, L1)
+        row = {}
+        for label, solver, sw in (("DP-CD", "dp_cd", sw_cd), ("DP-GCD", "dp_gcd", sw_gcd)):
+            chosen = rec[solver, l1]
+            row[label] = (sw.best(variant=chosen["variant"]) if chosen else sw.best(),
+                          "" if chosen else "*")
+        row["DP-SGD"] = (sw_sgd.best(), "")
+        winner = min(row, key=lambda s: row[s][0][0])
+        if row[winner][0][0] >= pb.f0:
             winner = "none beats w = 0"
-        cells = "; ".join(f"{s} {m:.4g} +- {d:.1g}" for s, (m, d, _) in row.items())
+        cells = "; ".join(f"{s}{star} {m:.4g} +- {d:.1g}" for s, ((m, d, _), star) in row.items())
         lines.append(f"  {pb.name:<15} {pb.kind:<12} F(0) {pb.f0:<8.4g} {cells}  -> {winner}")
     lines.append(f"[total {time.perf_counter() - t_start:.0f} s]")
     flush()

@@ -71,7 +71,7 @@ def test_quick_table_recommends_and_names_the_best_solver(table):
     chosen = [line.strip() for line in table if line.startswith("    -> ")]
     assert len(chosen) == 8  # DP-CD and DP-GCD: variant, step, kappa, budget
     auto = next(line for line in table if line.startswith("  tiny ") and "->" in line)
-    values = dict(re.findall(r"(DP-\w+) (\S+) \+-", auto))
+    values = dict(re.findall(r"(DP-\w+)\*? (\S+) \+-", auto))
     assert sorted(values) == ["DP-CD", "DP-GCD", "DP-SGD"]
     winner = auto.rsplit("-> ", 1)[1]
     assert winner == min(values, key=lambda s: float(values[s]))
