@@ -66,7 +66,8 @@ def test_same_draws_as_functional_api(solver):
     X, y = regression()
     M = Squared().smoothness(X)
     kw = dict(epsilon=2.0, delta=1e-5, clip=1.0, step_size=0.5)
-    steps = {"cd": dict(max_passes=3), "gcd": dict(n_iter=20), "sgd": dict(max_passes=2)}[solver]
+    steps = {"cd": dict(max_passes=3), "gcd": dict(n_iter=20),
+             "sgd": dict(max_passes=2, batch_size=1)}[solver]
     est = DPRidge(alpha=0.1, solver=solver, smoothness=M, fit_intercept=False,
                   random_state=3, **kw, **steps).fit(X, y)
     f = {"cd": dp_cd, "gcd": dp_gcd, "sgd": dp_sgd}[solver]
@@ -81,7 +82,7 @@ def test_same_draws_as_functional_api(solver):
 
 def test_noiseless_ridge_with_intercept_is_exact_on_the_augmented_design():
     X, y = regression()
-    est = DPRidge(alpha=0.05, epsilon=INF, solver="cd", max_passes=300,
+    est = DPRidge(alpha=0.05, epsilon=INF, solver="cd", max_passes=300, step_size=1.0,
                   intercept_scaling=2.0)
     est.fit(X, y)
     A = sp.hstack([X, np.full((X.shape[0], 1), 2.0)], format="csc")
@@ -113,7 +114,8 @@ def test_noiseless_lasso_l1_path_through_gcd_and_cd():
     X, y = regression(p=40)
     A = sp.hstack([X, np.ones((X.shape[0], 1))], format="csc")
     ref = exact(A, y, Squared(), L1(0.05), tol=1e-12).coef
-    for solver, steps in (("cd", dict(max_passes=400)), ("gcd", dict(n_iter=4000))):
+    for solver, steps in (("cd", dict(max_passes=400, step_size=1.0)),
+                          ("gcd", dict(n_iter=4000, step_size=1.0))):
         est = DPLasso(alpha=0.05, epsilon=INF, solver=solver, **steps)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", PrivacyLeakWarning)
@@ -337,7 +339,7 @@ def test_auto_solver_rule():
     assert choose_solver("hinge", 0.0, 100, 10) == "scd"
     assert choose_solver("logistic", 1e-3, 800, 100_000) == "gcd"
     assert choose_solver("squared", 1e-3, 20_000, 8) == "cd"
-    assert choose_solver("logistic", 0.0, 800, 100_000) == "gcd"
+    assert choose_solver("logistic", 0.0, 800, 100_000) == "sgd"
     assert choose_solver("logistic", 0.0, 45_312, 8) == "cd"
     X, y = classification()
     assert DPLinearSVC(loss="hinge", batch_size=10, random_state=0).fit(X, y).solver_ == "scd"

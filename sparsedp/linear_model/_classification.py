@@ -115,7 +115,7 @@ class DPLogisticRegression(_DPClassifier):
     def __init__(self, penalty="l2", *, alpha=1e-3, l1_ratio=None, epsilon=1.0, delta=None,
                  solver="auto", max_passes=None, n_iter=None, step_size=None, clip=None,
                  rule="gs-r", selection=None, smoothness=None, feature_bounds=None,
-                 batch_size=1, fit_intercept=True, intercept_scaling=1.0,
+                 batch_size=None, fit_intercept=True, intercept_scaling=1.0,
                  solver_options=None, random_state=None, warm_start=False, verbose=0):
         store_params(self, locals())
 
@@ -168,7 +168,7 @@ class DPLinearSVC(_DPClassifier):
     def __init__(self, penalty="l2", loss="squared_hinge", *, alpha=1e-3, epsilon=1.0,
                  delta=None, solver="auto", max_passes=None, n_iter=None, step_size=None,
                  clip=None, rule="gs-r", selection=None, smoothness=None, feature_bounds=None,
-                 batch_size=1, fit_intercept=True, intercept_scaling=1.0,
+                 batch_size=None, fit_intercept=True, intercept_scaling=1.0,
                  solver_options=None, random_state=None, warm_start=False, verbose=0):
         store_params(self, locals())
 

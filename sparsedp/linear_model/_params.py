@@ -10,8 +10,8 @@ COMMON_PARAMETERS = """\
     solver : {"auto", "cd", "gcd", "scd", "sgd"}, default="auto"
         DP-CD, DP-GCD, DP-SCD or DP-SGD (:mod:`sparsedp.solvers`); "auto" picks
         by the measured rule of :func:`sparsedp.linear_model.choose_solver`
-        (DP-GCD when ``n_features >= n_samples``, DP-CD otherwise, DP-SCD for the
-        hinge loss; docs/defaults.rst).  After fit, ``solver_`` says which ran.
+        (DP-CD when ``n_samples > n_features``; else DP-GCD with an L1 penalty,
+        DP-SGD without; DP-SCD for the hinge loss; docs/defaults.rst).  After fit, ``solver_`` says which ran.
     max_passes : float or None, default=None
         Passes over the data (DP-CD: coordinate updates / n_features; DP-SGD and
         DP-SCD: epochs).  None: :func:`~sparsedp.linear_model.default_budget`
@@ -21,7 +21,8 @@ COMMON_PARAMETERS = """\
         [3, 100] (:func:`~sparsedp.linear_model.default_budget`).
     step_size : float or None, default=None
         gamma in the solvers' step ``gamma / M_j`` (DP-CD, DP-GCD) or ``gamma /
-        beta`` (DP-SGD).  None: 1 (DP-GCD with ``n_features >= n_samples``: 3).
+        beta`` (DP-SGD).  None: 1 (DP-GCD with ``n_features >= n_samples``: 3;
+        DP-CD on the squared loss: 0.3).
     clip : float or None, default=None
         The clipping hyper-parameter C of the solver.  None: ``kappa * unit``,
         ``unit`` the per-sample gradient scale at 0 (``sqrt(tr M / beta)`` times
@@ -43,8 +44,8 @@ COMMON_PARAMETERS = """\
     feature_bounds : None, float or array of shape (n_features,)
         Public bound on ``|X_ij|``, used by the private smoothness estimate
         (None: computed from the data, a recorded leak).
-    batch_size : int, default=1
-        DP-SGD and DP-SCD: expected (Poisson) batch size.
+    batch_size : int or None, default=None
+        DP-SGD and DP-SCD: expected (Poisson) batch size.  None: 64 (at most n).
     fit_intercept : bool, default=True
         Fit an intercept as the coefficient of an extra public column of
         constant value ``intercept_scaling`` (nothing is computed from the data

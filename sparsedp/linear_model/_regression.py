@@ -77,7 +77,7 @@ class DPLasso(_DPRegressor):
 
     def __init__(self, alpha=1.0, *, epsilon=1.0, delta=None, solver="auto", max_passes=None,
                  n_iter=None, step_size=None, clip=None, rule="gs-r", selection=None,
-                 smoothness=None, feature_bounds=None, batch_size=1, fit_intercept=True,
+                 smoothness=None, feature_bounds=None, batch_size=None, fit_intercept=True,
                  intercept_scaling=1.0, target_bound=None, solver_options=None, random_state=None,
                  warm_start=False, verbose=0):
         store_params(self, locals())
@@ -110,7 +110,7 @@ class DPElasticNet(_DPRegressor):
 
     def __init__(self, alpha=1.0, l1_ratio=0.5, *, epsilon=1.0, delta=None, solver="auto",
                  max_passes=None, n_iter=None, step_size=None, clip=None, rule="gs-r",
-                 selection=None, smoothness=None, feature_bounds=None, batch_size=1,
+                 selection=None, smoothness=None, feature_bounds=None, batch_size=None,
                  fit_intercept=True, intercept_scaling=1.0, target_bound=None, solver_options=None,
                  random_state=None, warm_start=False, verbose=0):
         store_params(self, locals())
@@ -141,7 +141,7 @@ class DPRidge(_DPRegressor):
 
     def __init__(self, alpha=1.0, *, epsilon=1.0, delta=None, solver="auto", max_passes=None,
                  n_iter=None, step_size=None, clip=None, rule="gs-r", selection=None,
-                 smoothness=None, feature_bounds=None, batch_size=1, fit_intercept=True,
+                 smoothness=None, feature_bounds=None, batch_size=None, fit_intercept=True,
                  intercept_scaling=1.0, target_bound=None, solver_options=None, random_state=None,
                  warm_start=False, verbose=0):
         store_params(self, locals())
