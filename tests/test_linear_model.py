@@ -412,3 +412,19 @@ def _expected_failures(estimator):
                          expected_failed_checks=_expected_failures)
 def test_sklearn_estimator_checks(estimator, check):
     check(estimator)
+
+
+def test_getting_started_example_runs_and_learns():
+    """examples/getting_started.py (docs/getting_started.rst): the defaults find the
+    10 useful features, and the functional API gives the same coefficients."""
+    import runpy
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "examples" / "getting_started.py"
+    if not path.exists():
+        pytest.skip("examples/ not beside the tests")
+    ns = runpy.run_path(str(path))  # asserts estimator == functional API itself
+    clf = ns["clf"]
+    assert clf.solver_ == "gcd" and clf.n_iter_[0] == 50
+    assert set(range(10)) <= set(np.flatnonzero(clf.coef_[0]))
+    assert clf.score(ns["X_test"], ns["y_test"]) > 0.8
+    assert clf.privacy_.epsilon <= 1.0
