@@ -6,7 +6,8 @@ smoothness constants (binary features: ``M_j = 1/4``).  For each solver, the
 estimator (validation, intercept column, solver choice, report) and the
 functional call it makes (the same problem, the intercept column built
 beforehand) are timed alternately, ``rounds`` times; medians, and the overhead
-``(t_estimator - t_solver) / t_solver``.
+``(t_estimator - t_solver) / t_solver``, with and without the intercept column
+(one more copy of the nonzeros, made by the estimator).
 """
 import statistics
 import sys
@@ -19,12 +20,15 @@ from sparsedp.datafits import Logistic
 from sparsedp.datasets import load_dorothea
 from sparsedp.linear_model import DPLogisticRegression
 from sparsedp.penalties import L1, L2
-from sparsedp.solvers import dp_cd, dp_gcd
+from sparsedp.solvers import dp_cd, dp_gcd, dp_sgd
 
 CASES = {
-    "gcd": (dict(penalty="l1", alpha=1e-3, n_iter=200), dp_gcd, L1(1e-3), dict(n_iter=200)),
+    "gcd": (dict(penalty="l1", alpha=1e-3, n_iter=200), dp_gcd, L1(1e-3),
+            dict(n_iter=200, selection="exponential")),
     "cd": (dict(penalty="l2", alpha=1e-3, max_passes=2), dp_cd, L2(1e-3),
            dict(passes=2, averaging=False, order="shuffle")),
+    "sgd": (dict(penalty="l2", alpha=1e-3, max_passes=20, batch_size=64), dp_sgd, L2(1e-3),
+            dict(passes=20, batch_size=64)),
 }
 
 
@@ -36,20 +40,23 @@ def main(rounds=7):
     common = dict(epsilon=1.0, delta=1.0 / n ** 2, clip=1.0, step_size=1.0)
     print(f"dorothea {X.shape}, nnz {X.nnz}, logistic, epsilon 1, public smoothness")
     for solver, (est_kw, func, penalty, func_kw) in CASES.items():
-        est_times, func_times = [], []
-        for r in range(rounds):
-            est = DPLogisticRegression(solver=solver, smoothness=M, random_state=r, **common,
-                                       **est_kw)
-            t = time.perf_counter()
-            est.fit(X, y)
-            est_times.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            func(A, y, Logistic(), penalty, smoothness=np.append(M, 0.25), random_state=r,
-                 **common, **func_kw)
-            func_times.append(time.perf_counter() - t)
-        te, tf = statistics.median(est_times), statistics.median(func_times)
-        print(f"solver={solver!r}: estimator {te * 1e3:8.1f} ms, solver alone {tf * 1e3:8.1f} ms,"
-              f" overhead {100 * (te - tf) / tf:+.1f}%")
+        for intercept in (True, False):
+            design, m = (A, np.append(M, 0.25)) if intercept else (X, M)
+            est_times, func_times = [], []
+            for r in range(rounds):
+                est = DPLogisticRegression(solver=solver, smoothness=M, random_state=r,
+                                           fit_intercept=intercept, **common, **est_kw)
+                t = time.perf_counter()
+                est.fit(X, y)
+                est_times.append(time.perf_counter() - t)
+                t = time.perf_counter()
+                func(design, y, Logistic(), penalty, random_state=r, **common, **func_kw,
+                     smoothness=float(m.sum()) if func is dp_sgd else m)
+                func_times.append(time.perf_counter() - t)
+            te, tf = statistics.median(est_times), statistics.median(func_times)
+            print(f"solver={solver!r:6} fit_intercept={intercept!s:5}: estimator {te * 1e3:7.1f} "
+                  f"ms, solver alone {tf * 1e3:7.1f} ms, overhead {(te - tf) * 1e3:+5.1f} ms = "
+                  f"{100 * (te - tf) / tf:+.1f}%")
 
 
 if __name__ == "__main__":

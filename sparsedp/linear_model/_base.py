@@ -130,6 +130,8 @@ def choose_solver(loss, l1, n_samples, n_features):
 
 def _as_csc(X):
     """X as CSC (one conversion for CSR/COO/dense); never densifies sparse input."""
+    if sp.issparse(X) and X.format == "csc":
+        return X  # as is: scipy keeps its canonical-format flag
     return sp.csc_array(X) if sp.issparse(X) else sp.csc_array(np.asarray(X, dtype=np.float64))
 
 
@@ -353,14 +355,15 @@ class DPLinearModel(BaseEstimator):
         return False
 
     def _design(self, X, params):
-        """The solvers' design matrix: canonical CSC, intercept column appended."""
+        """The solvers' design matrix: X as given (the solver canonicalises it once),
+        or canonical CSC with the intercept column appended."""
+        if not params["fit_intercept"]:
+            return X
         Xc = _as_csc(X)
         if not Xc.has_canonical_format:
             Xc = Xc.copy()
             Xc.sum_duplicates()
-        if params["fit_intercept"]:
-            Xc = _with_intercept_column(Xc, params["intercept_scaling"])
-        return Xc
+        return _with_intercept_column(Xc, params["intercept_scaling"])
 
     def _run(self, solver, X, y, epsilon, delta, kw, generator, coef_init):
         datafit, penalty = self._datafit(), kw.pop("penalty")
