@@ -106,6 +106,25 @@ def _stack(parts):
     return X, np.concatenate(ys)
 
 
+def _nips(name, split, home, download, read):
+    """(X, y) of a NIPS 2003 set's splits: ``read(data file)`` gives each X."""
+    parts = []
+    for s in _check_split(split):
+        data, labels = _files(name, s, home, download)
+        X = read(data)
+        parts.append((X, _labels(labels, X.shape[0])))
+    return _stack(parts)
+
+
+def _read_dense(path):
+    """A dense space-separated data file (madelon)."""
+    with _open_text(path) as f:
+        X = np.loadtxt(f, dtype=np.float64, ndmin=2)
+    if X.size == 0:
+        raise ValueError(f"{path} is empty")
+    return X
+
+
 def load_dorothea(split="train", data_home=None, *, download=True, home=_UNSET):
     """DOROTHEA (NIPS 2003 feature selection challenge): sparse binary drug-discovery data.
 
@@ -143,12 +162,8 @@ def load_dorothea(split="train", data_home=None, *, download=True, home=_UNSET):
         Labels in {-1.0, +1.0}.
     """
     home = _resolve_home("load_dorothea", data_home, home)
-    parts = []
-    for s in _check_split(split):
-        data, labels = _files("dorothea", s, home, download)
-        X = _read_sparse(data, 100_000, pairs=False)
-        parts.append((X, _labels(labels, X.shape[0])))
-    return _stack(parts)
+    return _nips("dorothea", split, home, download,
+                 lambda path: _read_sparse(path, 100_000, pairs=False))
 
 
 def load_dexter(split="train", data_home=None, *, download=True, home=_UNSET):
@@ -179,12 +194,8 @@ def load_dexter(split="train", data_home=None, *, download=True, home=_UNSET):
         Labels in {-1.0, +1.0}.
     """
     home = _resolve_home("load_dexter", data_home, home)
-    parts = []
-    for s in _check_split(split):
-        data, labels = _files("dexter", s, home, download)
-        X = _read_sparse(data, 20_000, pairs=True)
-        parts.append((X, _labels(labels, X.shape[0])))
-    return _stack(parts)
+    return _nips("dexter", split, home, download,
+                 lambda path: _read_sparse(path, 20_000, pairs=True))
 
 
 def load_madelon(split="train", data_home=None, *, download=True, home=_UNSET):
@@ -214,15 +225,7 @@ def load_madelon(split="train", data_home=None, *, download=True, home=_UNSET):
         Labels in {-1.0, +1.0}.
     """
     home = _resolve_home("load_madelon", data_home, home)
-    parts = []
-    for s in _check_split(split):
-        data, labels = _files("madelon", s, home, download)
-        with _open_text(data) as f:
-            X = np.loadtxt(f, dtype=np.float64, ndmin=2)
-        if X.size == 0:
-            raise ValueError(f"{data} is empty")
-        parts.append((X, _labels(labels, X.shape[0])))
-    return _stack(parts)
+    return _nips("madelon", split, home, download, _read_dense)
 
 
 def load_california(data_home=None, *, download=True, home=_UNSET):
