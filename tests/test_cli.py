@@ -105,7 +105,8 @@ def test_default_grid_places_the_clips_on_the_unit():
                                                     GRIDS["quick"]["dp_gcd"]["kappa"]])
 
 
-def test_python_m_sparsedp():
+def test_python_m_sparsedp(tmp_path):
+    # from another folder: the source tree (no compiled kernels) must not shadow the package
     out = subprocess.run([sys.executable, "-m", "sparsedp", "datasets"], capture_output=True,
-                         text=True, timeout=120)
+                         text=True, timeout=120, cwd=tmp_path)
     assert out.returncode == 0 and "dorothea" in out.stdout
