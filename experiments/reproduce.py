@@ -290,7 +290,8 @@ def table3(mode="reduced", only=None, results_dir=RESULTS):
                     # the paper's Table 4 points, not ours: every 5th clip of the
                     # paper's range too, so the window cannot hide a better region
                     clips = np.union1d(clips, paper["clip"][::5])
-                grid[solver] = {"step_size": near(paper["step_size"], c[solver][0], 1),
+                grid[solver] = {"step_size": near(paper["step_size"], c[solver][0],
+                                                  2 if solver == "dp_gcd" else 1),
                                 "clip": clips}
             grid["dp_gcd"]["n_iter"] = GCD_PAPER_GRID["dp_gcd"]["n_iter"]
             grid["dp_cd"]["passes"] = [0.001, 0.01, 0.1, 1, 3, 5, 10]
@@ -349,7 +350,7 @@ def table2(mode="reduced", only=None, results_dir=RESULTS, scd=False):
                 low, high = CD_WINDOWS[name][solver]
                 space = {"clip": between(paper["clip"], low, high, 4)}
                 if solver == "dp_cd":
-                    space["step_size"] = paper["step_size"][4:9]      # 0.215 .. 4.64
+                    space["step_size"] = paper["step_size"][2:9]      # 0.046 .. 4.64
                     # DP-CD is cheap: every 2nd clip (Sparse LASSO, whose 2-pass
                     # runs spread most: every clip of the paper's grid)
                     space["clip"] = between(paper["clip"], low, high,
