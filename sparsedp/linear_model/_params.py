@@ -88,3 +88,9 @@ FITTED_ATTRIBUTES = """\
         step sizes...), one per fitted model.
     n_features_in_ : int
 """
+
+TARGET_BOUND = """\
+    target_bound : float or None, default=None
+        A public bound on ``|y|``, the scale of the default clipping threshold
+        (None: ``rms(y)`` from the data, a recorded leak; or give ``clip``).
+"""

@@ -3,7 +3,7 @@ from sklearn.base import RegressorMixin
 
 from ..datafits import Squared
 from ._base import DPLinearModel, penalty_of, store_params
-from ._params import COMMON_PARAMETERS, FITTED_ATTRIBUTES
+from ._params import COMMON_PARAMETERS, FITTED_ATTRIBUTES, TARGET_BOUND
 
 __all__ = ["DPElasticNet", "DPLasso", "DPRidge"]
 
@@ -53,11 +53,7 @@ class DPLasso(_DPRegressor):
     ----------
     alpha : float, default=1.0
         Strength of the L1 penalty.
-{common}
-    target_bound : float or None, default=None
-        A public bound on ``|y|``, the scale of the default clipping threshold
-        (None: ``rms(y)`` from the data, a recorded leak; or give ``clip``).
-
+{common}{target_bound}
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -96,11 +92,7 @@ class DPElasticNet(_DPRegressor):
     ----------
     alpha : float, default=1.0
     l1_ratio : float in [0, 1], default=0.5
-{common}
-    target_bound : float or None, default=None
-        A public bound on ``|y|``, the scale of the default clipping threshold
-        (None: ``rms(y)`` from the data, a recorded leak; or give ``clip``).
-
+{common}{target_bound}
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -127,11 +119,7 @@ class DPRidge(_DPRegressor):
     Parameters
     ----------
     alpha : float, default=1.0
-{common}
-    target_bound : float or None, default=None
-        A public bound on ``|y|``, the scale of the default clipping threshold
-        (None: ``rms(y)`` from the data, a recorded leak; or give ``clip``).
-
+{common}{target_bound}
     Attributes
     ----------
     coef_ : ndarray of shape (n_features,)
@@ -151,4 +139,5 @@ class DPRidge(_DPRegressor):
 
 
 for _cls in (DPLasso, DPElasticNet, DPRidge):
-    _cls.__doc__ = _cls.__doc__.format(common=COMMON_PARAMETERS, fitted=FITTED_ATTRIBUTES)
+    _cls.__doc__ = _cls.__doc__.format(common=COMMON_PARAMETERS, fitted=FITTED_ATTRIBUTES,
+                                       target_bound=TARGET_BOUND)
