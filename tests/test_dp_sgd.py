@@ -115,6 +115,25 @@ def test_calibration_spends_the_budget_tightly():
     assert z < calibrate_sampled_gaussian(1.0, 1e-5, q, T)
 
 
+def test_poisson_calibration_takes_rdp_where_it_is_tighter():
+    """Over millions of steps at a tiny rate the RDP bound needs less noise than the
+    PLD's (both valid): the calibration takes it, and the ledger still spends <= epsilon."""
+    from sparsedp.privacy import PrivacyLedger
+    from sparsedp.privacy.pld import calibrate_sampled_gaussian_pld
+    from sparsedp.solvers._release import batch_noise_multiplier
+    n = 45_312
+    q, T, delta = 1.0 / n, 2_265_600, 1.0 / n ** 2
+    z = batch_noise_multiplier("poisson", 1.0, delta, q, T)
+    z_pld = calibrate_sampled_gaussian_pld(1.0, delta, q, T)
+    assert z == pytest.approx(calibrate_sampled_gaussian(1.0, delta, q, T)) and z < z_pld
+    ledger = PrivacyLedger(delta=delta, relation="add-remove")
+    ledger.add_sampled_gaussian("batch sums", z, q, count=T)
+    assert ledger.epsilon <= 1.0
+    # where the PLD is tighter (test above) it is the one taken
+    assert batch_noise_multiplier("poisson", 1.0, 1e-5, 0.1, 30) == pytest.approx(
+        calibrate_sampled_gaussian_pld(1.0, 1e-5, 0.1, 30))
+
+
 @pytest.mark.parametrize("penalty", [None, L2(0.2)])
 def test_lazy_and_eager_agree_in_distribution(penalty):
     """Two-sample KS per coordinate on 300 fits each (fixed seeds): p-values above 1e-3."""

@@ -222,7 +222,7 @@ def calibrate_batches(ledger, what, budget, rate, steps, sampling, sensitivity):
 
     Poisson at rate 1 (every row at every step) is the Gaussian mechanism (exact
     GDP accountant); Poisson at a rate below 1 the Poisson-subsampled Gaussian
-    (PLD); fixed-size batches the Gaussian on batches sampled without
+    (PLD or RDP, the tighter); fixed-size batches the Gaussian on batches sampled without
     replacement (RDP, replace-one).  ``budget`` not private (epsilon = inf):
     no noise, recorded as such (z = 0).
     """
@@ -240,8 +240,8 @@ def calibrate_batches(ledger, what, budget, rate, steps, sampling, sensitivity):
     z = batch_noise_multiplier(sampling, budget.epsilon, budget.delta, rate, steps)
     if sampling == "poisson":
         ledger.add_sampled_gaussian(
-            what + f"; Poisson batches of rate {rate:.6g}, add/remove neighbours, PLD "
-            "accountant", z, rate, count=steps, sensitivity=sensitivity)
+            what + f"; Poisson batches of rate {rate:.6g}, add/remove neighbours, PLD or RDP "
+            "accountant (the tighter)", z, rate, count=steps, sensitivity=sensitivity)
     else:
         ledger.add_sampled_gaussian_wor(
             what + f"; fixed-size batches (rate {rate:.6g}) without replacement, replace-one "
@@ -254,15 +254,18 @@ def calibrate_batches(ledger, what, budget, rate, steps, sampling, sensitivity):
 def batch_noise_multiplier(sampling, epsilon, delta, rate, steps):
     """The smallest z for ``steps`` Gaussian releases on batches of ``sampling`` at ``rate``.
 
-    Poisson: the PLD accountant (add/remove neighbours); fixed: the RDP of
-    sampling without replacement (replace-one), through the ledger's
+    Poisson: the smaller of the PLD and the RDP calibrations (add/remove
+    neighbours; the PLD is tighter except over millions of steps at tiny rates,
+    e.g. 0.9597 against 0.9568 at rate 1/45,312 over 2.27 million steps); fixed:
+    the RDP of sampling without replacement (replace-one), through the ledger's
     calibration.  Deterministic, hence cached (tuning grids refit one setting).
     """
     from ..privacy import PrivacyLedger, calibrate
     from ..privacy.pld import calibrate_sampled_gaussian_pld
     from ..privacy.rdp import calibrate_sampled_gaussian
-    if sampling == "poisson":
-        return calibrate_sampled_gaussian_pld(epsilon, delta, rate, steps)
+    if sampling == "poisson":  # both bounds are valid: the smaller noise that meets the budget
+        return min(calibrate_sampled_gaussian_pld(epsilon, delta, rate, steps),
+                   calibrate_sampled_gaussian(epsilon, delta, rate, steps))
 
     def ledger_of(z):
         led = PrivacyLedger(relation="replace-one")
