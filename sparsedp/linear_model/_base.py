@@ -173,6 +173,8 @@ class DPLinearModel(BaseEstimator):
     """
 
     _solvers = ("cd", "gcd", "sgd", "scd")
+    #: ``rms(loss'(0, y))`` when it is public (None: the squared loss, from ``target_bound``)
+    _derivative_scale = None
 
     # ---- to be defined by each estimator -------------------------------------------
     def _datafit(self):
@@ -216,7 +218,8 @@ class DPLinearModel(BaseEstimator):
         n_features = X.shape[1] - params["fit_intercept"]
         kw = dict(DEFAULT_SOLVER_OPTIONS[solver])
         kw.update(self.solver_options or {})
-        kw.update(self._smoothness_kwargs(params, n_features))
+        smoothness_kw, trace = self._smoothness_kwargs(params, n_features)
+        kw.update(smoothness_kw)
         budget = default_budget(solver, X.shape[0], n_features, params["epsilon"])
         if solver == "cd" and self._loss == "squared":
             budget["step_size"] = SQUARED_CD_STEP
@@ -234,7 +237,7 @@ class DPLinearModel(BaseEstimator):
         elif solver == "scd":
             kw["clip"] = DEFAULT_SCD_CLIP
         else:
-            unit, leaks = self._clip_unit(kw, X, targets)
+            unit, leaks = self._clip_unit(trace, X, targets)
             releases = (kw["n_iter"] if solver == "gcd" else kw["passes"] * X.shape[1])
             kw["clip"] = default_kappa(solver, X.shape[0], releases, params["epsilon"],
                                        params["delta"]) * unit
@@ -254,33 +257,24 @@ class DPLinearModel(BaseEstimator):
             raise ValueError(f"selection applies to solver='gcd' only, got solver={solver!r}")
         return kw, leaks
 
-    def _clip_unit(self, kw, X, targets):
+    def _clip_unit(self, trace, X, targets):
         """The per-sample gradient scale at 0, ``sqrt(tr M / beta) * rms(loss'(0, y))``
         (the unit of the clipping threshold: docs/defaults.rst), and its leaks.
 
-        ``tr M / beta`` is the mean squared row norm: from the public smoothness
-        constants, else from public feature bounds (``sum_j b_j^2``, an upper
-        bound), else from the data (a leak).  ``rms(loss'(0, y))`` is 1/2 for the
-        logistic loss and 2 for the squared hinge (labels +-1); for the squared
-        loss ``2 * target_bound`` (public), else ``2 * rms(y)`` from the data (a leak).
+        ``tr M / beta`` is the mean squared row norm: ``trace`` is its public
+        bound (:meth:`_smoothness_kwargs`), None computes it from the data (a
+        leak).  ``rms(loss'(0, y))`` is ``_derivative_scale`` (1/2 logistic, 2
+        squared hinge); for the squared loss ``2 * target_bound`` (public), else
+        ``2 * rms(y)`` from the data (a leak).
         """
         datafit = self._datafit()
-        smoothness, bounds = kw.get("smoothness"), kw.get("feature_bounds")
         leaks = []
-        if smoothness is not None and np.ndim(smoothness) == 1:
-            trace = float(np.sum(smoothness))
-        elif smoothness is not None and kw.get("feature_bounds") is None and np.ndim(smoothness) == 0 \
-                and not 0 < smoothness < 1:  # DP-SGD's public global bound (sum of M_j)
-            trace = float(smoothness)
-        elif smoothness is not None and bounds is not None:
-            b = np.broadcast_to(np.asarray(bounds, dtype=np.float64), (X.shape[1],))
-            trace = datafit.beta * float(np.sum(b * b))
-        else:
+        if trace is None:
             trace = float(datafit.smoothness(X).sum())
             leaks.append(("clipping threshold", "the default clip's scale, sqrt(tr M / beta), "
-                          "computed from the data (give public smoothness constants, or a "
-                          "clip)"))
-        derivative = getattr(self, "_derivative_scale", None)
+                          "computed from the data (give public smoothness constants or "
+                          "feature bounds, or a clip)"))
+        derivative = self._derivative_scale
         if derivative is None:  # the squared loss: 2 |y|
             bound = getattr(self, "target_bound", None)
             if bound is not None:
@@ -296,7 +290,8 @@ class DPLinearModel(BaseEstimator):
         return unit, leaks
 
     def _smoothness_kwargs(self, params, n_features):
-        """``smoothness`` (and ``feature_bounds``) for the solver, intercept column included."""
+        """``smoothness`` (and ``feature_bounds``) for the solver, intercept column
+        included, and a public bound on ``tr M`` (None if there is none)."""
         solver, smoothness, bounds = params["solver"], self.smoothness, self.feature_bounds
         extra = params["fit_intercept"]
         s = params["intercept_scaling"]
@@ -323,22 +318,28 @@ class DPLinearModel(BaseEstimator):
             bounds = np.append(b, s) if extra else b
         elif bounds is not None and extra:
             bounds = np.append(np.full(n_features, check_real(bounds, "feature_bounds")), s)
+        trace = None  # sum_j M_j, from public constants or (an upper bound) public bounds
+        if smoothness is not None and np.ndim(smoothness) == 1:
+            trace = float(np.sum(smoothness))
+        elif bounds is not None:
+            b = np.broadcast_to(np.asarray(bounds, dtype=np.float64), (n_features + extra,))
+            trace = beta * float(np.sum(b * b))
         if solver == "scd":
             if smoothness is not None or bounds is not None:
                 raise ValueError("smoothness and feature_bounds do not apply to solver='scd'")
-            return {}
+            return {}, trace
         if solver == "sgd":
             if bounds is not None:
                 raise ValueError("feature_bounds does not apply to solver='sgd'; give public "
                                  "smoothness constants or None")
             if smoothness is None:
-                return {"smoothness": None}
+                return {"smoothness": None}, trace
             if np.ndim(smoothness) == 0:
                 raise ValueError("solver='sgd' has no private smoothness estimate: give public "
                                  "constants (an array) or None")
             # ||X||_2^2 <= ||X||_F^2: sum_j M_j bounds the global smoothness beta ||X||^2 / n
-            return {"smoothness": float(np.sum(smoothness))}
-        return {"smoothness": smoothness, "feature_bounds": bounds}
+            return {"smoothness": trace}, trace
+        return {"smoothness": smoothness, "feature_bounds": bounds}, trace
 
     # ---- fitting -------------------------------------------------------------------
     _input = dict(accept_sparse=("csc", "csr", "coo"), dtype=np.float64,
