@@ -282,6 +282,25 @@ def test_bad_problems_are_refused():
         run(lasso(), grid={"dp_cd": {"passes": [1], "clip": [[1.0]]}})
 
 
+
+@pytest.mark.parametrize("budget, match", [
+    (dict(epsilon=0.0, delta=1e-3), "epsilon"), (dict(epsilon=float("nan"), delta=1e-3), "epsilon"),
+    (dict(epsilon=1.0, delta=1.5), "delta"), (dict(epsilon=1.0, delta=0.0), "delta"),
+])
+def test_bad_budgets_and_data_are_refused(budget, match):
+    from sparsedp.experiments import run_grid
+    with pytest.raises(ValueError, match=match):
+        run_grid(lasso(), {"dp_cd": {"passes": [1], "clip": [1.0]}}, n_runs=1, progress=False,
+                 **budget)
+    X, y = make_sparse_problem(n=60, p=40)
+    Xd = X.toarray()
+    Xd[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        Problem("x", Xd, y, Squared(), L1(0.1))
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        Problem("x", X, y[:10], Squared(), L1(0.1))
+
+
 def test_dp_scd_is_skipped_where_it_does_not_apply():
     grid = {"dp_scd": {"passes": [1], "clip": [1.0], "batch_size": [5]}}
     with pytest.warns(UserWarning, match="dp_scd needs an L2"):
