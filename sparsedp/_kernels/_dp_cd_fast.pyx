@@ -45,7 +45,8 @@ from libc.math cimport INFINITY
 
 from ._core cimport (
     LOGISTIC, NarrowNonzero, WideNonzero, nonzero_t, check_loss, clipped_gradient,
-    loss_derivative, prox_elastic_net, sigmoid_neg_fill, SIGNAL_CHECK_WORK, check_signals,
+    loss_derivative, prefetch, prox_elastic_net, sigmoid_neg_fill, SIGNAL_CHECK_WORK,
+    check_signals,
 )
 from ._noise cimport IntegerNoise, grid_release, noise_fill
 from ._random cimport generator_bitgen, standard_normal_fill, uniform_index_fill
@@ -55,12 +56,6 @@ cdef extern from "numpy/random/distributions.h":
     # Generator.integers(0, high + 1) draws one with exactly this call (Lemire's method)
     uint64_t random_bounded_uint64(bitgen_t* state, uint64_t off, uint64_t rng,
                                    uint64_t mask, bint use_masked) noexcept nogil
-
-cdef extern from *:
-    """
-    #define SPARSEDP_PREFETCH(addr) __builtin_prefetch((const void*)(addr))
-    """
-    void prefetch "SPARSEDP_PREFETCH"(const void* addr) noexcept nogil
 
 cdef enum:
     BATCH = 256     # coordinates drawn at a time (Generator.integers(0, p, BATCH))

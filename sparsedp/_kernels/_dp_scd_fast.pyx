@@ -27,6 +27,7 @@ from numpy.random cimport bitgen_t
 
 import numpy as np
 
+from ._core cimport prefetch, rint_fast
 from ._noise cimport NoiseTable, noise_draw, noise_fill
 from ._random cimport generator_bitgen
 from ._sampling cimport Batches, sample_batch
@@ -46,13 +47,6 @@ cdef enum:
 # 0, or a noisy alpha with noise_alpha) is moved inside before the Newton step
 # (the paper's "constraints enforced before computing zeta", Appendix E).
 cdef double LOGISTIC_EDGE = 1e-8
-cdef double TWO51 = 2251799813685248.0
-
-
-cdef inline double rint_fast(double a) noexcept nogil:
-    if fabs(a) < TWO51:
-        return (a + 6755399441055744.0) - 6755399441055744.0
-    return rint(a)
 
 
 cdef inline double dual_step(int loss, double alpha, double y, double margin,

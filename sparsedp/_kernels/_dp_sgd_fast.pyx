@@ -24,13 +24,13 @@ Two kernels:
   integers in law (the eager reference of the tests).  O(nnz of the batch) a step.
 """
 from libc.math cimport INFINITY, fabs, pow, rint, sqrt
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t, uintptr_t
 from numpy.random cimport bitgen_t
 
 import numpy as np
 
-from ._core cimport (check_loss, check_signals, loss_derivative, prox_elastic_net,
-                     SIGNAL_CHECK_WORK)
+from ._core cimport (check_loss, check_signals, loss_derivative, prefetch, prox_elastic_net,
+                     rint_fast, SIGNAL_CHECK_WORK)
 from ._noise cimport IntegerNoise, noise_draw
 from ._random cimport generator_bitgen, standard_normal_fill
 from ._sampling cimport Batches, sample_batch
@@ -164,10 +164,17 @@ cdef inline int64_t halve_even(int64_t u) noexcept nogil:
     return h
 
 
+ctypedef struct Schedule_t:         # the kernel's view of a Schedule
+    const int64_t* start
+    const int64_t* walk_index
+    const unsigned char* halve
+    const Walk** walks
+
+
 cdef inline int64_t catch_up(int64_t u, int64_t since, int64_t until, const int64_t* start,
                              const int64_t* walk_index, const unsigned char* halve,
-                             int64_t n_segments, const Walk** walks, bitgen_t* rng,
-                             int64_t* segment) noexcept nogil:
+                             const Walk** walks, bitgen_t* rng,
+                             int32_t* segment) noexcept nogil:
     """U_j from the start of step ``since`` to the start of step ``until``.
 
     ``segment`` holds the index of the segment of step ``since`` (whose
@@ -186,8 +193,29 @@ cdef inline int64_t catch_up(int64_t u, int64_t since, int64_t until, const int6
         s += 1
         if halve[s]:
             u = halve_even(u)
-    segment[0] = s
+    segment[0] = <int32_t> s
     return u
+
+
+ctypedef struct LazyCoordinate:    # a coordinate's state: 32 bytes, one cache line
+    int64_t U                       # the integer frame
+    int64_t last                    # U holds the steps before this one
+    double G                        # the batch's clipped gradient sum (0 between steps)
+    int32_t segment                 # the schedule segment of step ``last``
+    int32_t touched                 # in this step's touched list
+
+
+cdef enum:
+    PREFETCH_AHEAD = 8              # nonzeros ahead at which a row's states are prefetched
+
+
+cdef inline void catch_up_to(LazyCoordinate* c, int64_t until, const Schedule_t* sch,
+                             bitgen_t* rng) noexcept nogil:
+    """Bring ``c`` to the start of step ``until`` (nothing to do if it is there)."""
+    if c.last != until:
+        c.U = catch_up(c.U, c.last, until, sch.start, sch.walk_index, sch.halve,
+                       sch.walks, rng, &c.segment)
+        c.last = until
 
 
 def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double[::1] data,
@@ -201,6 +229,10 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
     the same law, other draws).  ``init`` (a public starting point w0, optional):
     the iterate is then ``s(t) U + shrink**t w0`` (the L2 prox scales both parts
     alike, the steps go to U), and the result ``s(T) U + shrink**T w0``.
+
+    A coordinate's state (U_j, its last step, its segment, its gradient sum)
+    is one 32-byte record, so a touch reads one cache line, prefetched a few
+    nonzeros ahead along the row.
     """
     check_loss(loss)
     cdef Rows X = make_rows(indptr, indices, data, y, norms, loss, clip)
@@ -209,12 +241,13 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
         raise ValueError("the batch sampler does not match the number of rows")
     if schedule.multiplier.shape[0] != steps:
         raise ValueError("the schedule does not match the number of steps")
+    if steps >= 2 ** 31 - 1 or schedule.walk_index.shape[0] >= 2 ** 31 - 1:
+        raise ValueError("at most 2**31 - 2 steps")
     cdef const double[::1] scale = schedule.scale
     cdef const int64_t[::1] mult = schedule.multiplier
     cdef const int64_t[::1] start = schedule.start
     cdef const int64_t[::1] walk_index = schedule.walk_index
     cdef const unsigned char[::1] halve = schedule.halve
-    cdef int64_t n_segments = walk_index.shape[0]
     cdef int64_t n_walks = len(schedule.walks)
     walk_ptrs = np.zeros(n_walks, dtype=np.uintp)
     cdef GaussianWalk gw
@@ -223,17 +256,20 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
     for r in range(n_walks):
         gw = schedule.walks[r]
         wp[r] = <uint64_t> &gw.walk
-    cdef const Walk** walks = <const Walk**> &wp[0]
-    cdef double[::1] G = np.zeros(p)
-    cdef int64_t[::1] last = np.zeros(p, dtype=np.int64)    # U_j holds up to step last_j
-    cdef int64_t[::1] seg = np.zeros(p, dtype=np.int64)     # segment of last_j
-    cdef unsigned char[::1] mark = np.zeros(p, dtype=np.uint8)
+    cdef Schedule_t sch
+    sch.start, sch.walk_index, sch.halve = &start[0], &walk_index[0], &halve[0]
+    sch.walks = <const Walk**> &wp[0]
+    # the states, 64-byte aligned (a record never straddles two cache lines)
+    states = np.zeros(p * sizeof(LazyCoordinate) + 64, dtype=np.uint8)
+    cdef unsigned char[::1] state_bytes = states
+    cdef LazyCoordinate* st = <LazyCoordinate*> ((<uintptr_t> &state_bytes[0] + 63) & ~(<uintptr_t> 63))
+    cdef LazyCoordinate* c
     cdef int64_t[::1] touched = np.empty(p, dtype=np.int64)
     cdef int64_t[::1] rows = np.empty(max(n, 1), dtype=np.int64)
     cdef double[::1] margins = np.empty(max(n, 1))
     cdef int64_t size
     cdef bitgen_t* rng = generator_bitgen(generator)
-    cdef int64_t t, a, i, k, j, m, n_touched, work = 0, traced = 0, cur = 0
+    cdef int64_t t, a, i, k, j, m, lo, hi, n_touched, work = 0, traced = 0
     cdef double z, coef, s_t
     cdef bint has_init = init is not None
     cdef double[::1] w0 = np.zeros(p) if init is None else np.ascontiguousarray(init, dtype=np.float64)
@@ -246,29 +282,27 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
             for k in range(X.indptr[i], X.indptr[i + 1]):
                 z += X.data[k] * w0[X.indices[k]]
             init_margins[i] = z
+    for j in range(p):
+        st[j].U = U[j]
     with generator.bit_generator.lock, nogil:
         for t in range(steps):
-            while start[cur + 1] <= t:
-                cur += 1
             size = sample_batch(&batches.sampler, rng, &rows[0])
             s_t = scale[t]
             n_touched = 0
-            for a in range(size):  # catch the batch's coordinates up to step t
-                i = rows[a]
-                for k in range(X.indptr[i], X.indptr[i + 1]):
-                    j = X.indices[k]
-                    if not mark[j]:
-                        mark[j] = 1
-                        touched[n_touched] = j
-                        n_touched += 1
-                        U[j] = catch_up(U[j], last[j], t, &start[0], &walk_index[0],
-                                        &halve[0], n_segments, walks, rng, &seg[j])
-                        last[j] = t
-            for a in range(size):  # margins at w(t), then the clipped sum
-                i = rows[a]
+            for a in range(size):  # the margins at w(t), catching coordinates up to step t
+                i = rows[a]         # (the gradient sums go in after every margin)
+                lo, hi = X.indptr[i], X.indptr[i + 1]
                 z = 0.0
-                for k in range(X.indptr[i], X.indptr[i + 1]):
-                    z += X.data[k] * <double> U[X.indices[k]]
+                for k in range(lo, hi):
+                    if k + PREFETCH_AHEAD < hi:
+                        prefetch(&st[X.indices[k + PREFETCH_AHEAD]])
+                    c = &st[X.indices[k]]
+                    if not c.touched:
+                        c.touched = 1
+                        touched[n_touched] = X.indices[k]
+                        n_touched += 1
+                        catch_up_to(c, t, &sch, rng)
+                    z += X.data[k] * <double> c.U
                 margins[a] = z * s_t
                 if has_init:
                     margins[a] += pow(shrink, <double> t) * init_margins[i]
@@ -276,27 +310,23 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
                 i = rows[a]
                 coef = clipped_coefficient(&X, i, margins[a])
                 for k in range(X.indptr[i], X.indptr[i + 1]):
-                    G[X.indices[k]] += coef * X.data[k]
-                work += 3 * (X.indptr[i + 1] - X.indptr[i])
+                    st[X.indices[k]].G += coef * X.data[k]
+                work += 2 * (X.indptr[i + 1] - X.indptr[i])
             m = mult[t]
             for a in range(n_touched):  # release and step the touched coordinates:
-                j = touched[a]         # the data part now, the step's walk step with the
-                U[j] -= m * <int64_t> rint(G[j] * inv_grid)  # next catch-up (last_j = t)
-                G[j] = 0.0
-                mark[j] = 0
+                c = &st[touched[a]]     # the data part now, the step's walk step with the
+                c.U -= m * <int64_t> rint_fast(c.G * inv_grid)  # next catch-up (last = t)
+                c.G = 0.0
+                c.touched = 0
             if not lazy:
                 for j in range(p):
-                    U[j] = catch_up(U[j], last[j], t + 1, &start[0], &walk_index[0],
-                                    &halve[0], n_segments, walks, rng, &seg[j])
-                    last[j] = t + 1
+                    catch_up_to(&st[j], t + 1, &sch, rng)
                 work += p
             work += n
             if trace_every and (t + 1) % trace_every == 0 and traced < trace.shape[0]:
                 for j in range(p):
-                    U[j] = catch_up(U[j], last[j], t + 1, &start[0], &walk_index[0],
-                                    &halve[0], n_segments, walks, rng, &seg[j])
-                    last[j] = t + 1
-                    trace[traced, j] = scale[t + 1] * <double> U[j]
+                    catch_up_to(&st[j], t + 1, &sch, rng)
+                    trace[traced, j] = scale[t + 1] * <double> st[j].U
                     if has_init:
                         trace[traced, j] += pow(shrink, <double> (t + 1)) * w0[j]
                 traced += 1
@@ -304,6 +334,5 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
                 work = 0
                 check_signals()
         for j in range(p):
-            U[j] = catch_up(U[j], last[j], steps, &start[0], &walk_index[0], &halve[0],
-                            n_segments, walks, rng, &seg[j])
-            last[j] = steps
+            catch_up_to(&st[j], steps, &sch, rng)
+            U[j] = st[j].U

@@ -21,7 +21,8 @@ ctypedef struct Walk:
 
 # One draw of a wide-celled table (the walks' scales, t >= 2**24): the common
 # case of _noise.noise_draw_from inlined.  Its first word decides the alias
-# comparison, a body cell and a fast acceptance; the integer within the cell is
+# comparison, a body cell and a fast acceptance (reading one slot and one cell
+# record, the cell's start and width included); the integer within the cell is
 # then exactly uniform (numpy's Lemire draw on fresh words, as noise_draw_from's
 # wide-cell path), and a Gaussian -0 is redrawn.  Any other first word goes to
 # noise_draw_from, which takes the same decisions: the law is noise_draw's.
@@ -36,13 +37,13 @@ cdef inline int64_t walk_draw(const NoiseTable* table, bitgen_t* rng) noexcept n
         alias = table.slots[slot].alias
         own = prefix < thr_hi
         cell = <int64_t> (alias ^ ((slot ^ alias) & (0 - own)))
-        if (prefix == thr_hi or cell >= table.n_cells
-                or ((word >> 1) & 0x7FFF) >= table.cells[cell].fast_hi
-                or table.cell_width[cell] <= (1 << 18)):
+        if prefix == thr_hi or cell >= table.n_cells:
             return noise_draw_from(table, rng, word)
-        width = <uint64_t> table.cell_width[cell]
+        width = table.cells[cell].width       # 0 for a cell of 2**32 or more
+        if ((word >> 1) & 0x7FFF) >= table.cells[cell].fast_hi or width <= (1 << 18):
+            return noise_draw_from(table, rng, word)
         neg = <int64_t> (word & 1)
-        k = table.cell_start[cell] + <int64_t> random_bounded_uint64(rng, 0, width - 1, 0, False)
+        k = table.cells[cell].start + <int64_t> random_bounded_uint64(rng, 0, width - 1, 0, False)
         if k == 0 and neg:
             continue
         return (k ^ -neg) + neg
