@@ -9,7 +9,7 @@ import scipy.sparse as sp
 from scipy import stats
 
 from sparsedp._kernels import kernel_id
-from sparsedp._kernels._dp_scd_fast import COORDINATE_DTYPE, dp_scd_steps
+from sparsedp._kernels._dp_scd_fast import coordinate_states, dp_scd_steps
 from sparsedp._kernels._sampling import Batches
 from sparsedp._planted import planted
 from sparsedp.datafits import Hinge, Logistic, Squared, SquaredHinge
@@ -160,7 +160,7 @@ def one_step_update(X, y, alpha, v, loss, clip, batch_size, lambda_n, clip_terms
     indptr = Xr.indptr.astype(np.int64)
     norms = np.sqrt(np.bincount(np.repeat(np.arange(n), np.diff(indptr)),
                                 weights=data ** 2, minlength=n))
-    state = np.zeros(p, dtype=COORDINATE_DTYPE)
+    state = coordinate_states(p)
     state["v"] = v
     dp_scd_steps(loss, data, Xr.indices.astype(np.int64), indptr, y, norms, alpha.copy(),
                  state, np.zeros(n), np.zeros(n, np.int64), Batches(n, 1.0), 0, 1, batch_size,
@@ -298,3 +298,11 @@ def test_planted_bugs_change_the_mechanism_not_the_ledger():
     assert unclipped.privacy.epsilon == clean.privacy.epsilon
     assert halved.info["noise_scale"] == pytest.approx(clean.info["noise_scale"] / 2)
     assert halved.privacy.epsilon == clean.privacy.epsilon
+
+
+@pytest.mark.parametrize("p", [1, 7, 1000])
+def test_coordinate_states_are_zeroed_aligned_records(p):
+    state = coordinate_states(p)
+    assert state.shape == (p,) and state.dtype.itemsize == 32
+    assert state.ctypes.data % 64 == 0  # a record never straddles two cache lines
+    assert not any(np.any(state[name]) for name in state.dtype.names)

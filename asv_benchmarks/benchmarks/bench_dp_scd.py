@@ -4,7 +4,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from sparsedp._kernels import kernel_id
-from sparsedp._kernels._dp_scd_fast import COORDINATE_DTYPE, dp_scd_steps
+from sparsedp._kernels._dp_scd_fast import coordinate_states, dp_scd_steps
 from sparsedp._kernels._sampling import Batches
 from sparsedp.datafits import Logistic
 from sparsedp.penalties import L2
@@ -49,7 +49,7 @@ class DPSCDEpoch:
         self.mode = 2 if noise == "lazy" else 1
         # state carries over between repeats (an epoch from wherever the last ended)
         self.alpha = np.zeros(n)
-        self.state = np.zeros(p, dtype=COORDINATE_DTYPE)
+        self.state = coordinate_states(p)
         self.zetas = np.zeros(n)
         self.batch = np.zeros(n, dtype=np.int64)
         self.sampler, self.noise = split_generator(np.random.default_rng(0))

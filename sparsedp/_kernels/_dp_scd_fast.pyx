@@ -84,13 +84,27 @@ cdef inline double dual_step(int loss, double alpha, double y, double margin,
     return y * (bn - y * alpha)
 
 
-ctypedef struct Coordinate:       # one cache line holds a coordinate's state
+ctypedef struct Coordinate:       # a coordinate's state: 32 bytes, one cache line
     int64_t acc                     # v_k = grid * acc (noisy runs)
     int64_t last                    # lazy noise: steps before this one are added
     double v                        # v_k (grid * acc, or the float v without noise)
+    int64_t unused                  # (padding to 32 bytes)
 
 #: numpy's view of :c:type:`Coordinate`
-COORDINATE_DTYPE = np.dtype([("acc", np.int64), ("last", np.int64), ("v", np.float64)])
+COORDINATE_DTYPE = np.dtype([("acc", np.int64), ("last", np.int64), ("v", np.float64),
+                             ("unused", np.int64)])
+
+cdef enum:
+    PREFETCH_AHEAD = 8              # nonzeros ahead at which a row's states are prefetched
+
+
+def coordinate_states(Py_ssize_t p):
+    """``p`` zeroed :data:`COORDINATE_DTYPE` records, 64-byte aligned (a record
+    never straddles two cache lines)."""
+    size = COORDINATE_DTYPE.itemsize
+    buf = np.zeros(p * size + 64, dtype=np.uint8)
+    offset = -buf.ctypes.data % 64
+    return buf[offset:offset + p * size].view(COORDINATE_DTYPE)
 
 
 cdef inline void catch_up(const Walk* walk, bitgen_t* rng, Coordinate* c, double grid,
@@ -166,7 +180,7 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
     cdef double* eager_buf = &eager_view[0]
     cdef Coordinate* st = &state[0]
     cdef Coordinate* c
-    cdef int64_t t, step, k, kk
+    cdef int64_t t, step, k, kk, hi
     cdef Py_ssize_t i, j, m, ii
     cdef double margin, zeta, scale, kappa, nrm
     cdef int64_t rows = 0
@@ -180,7 +194,10 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
             for ii in range(m):
                 j = batch[ii]
                 margin = 0.0
-                for kk in range(indptr[j], indptr[j + 1]):
+                hi = indptr[j + 1]
+                for kk in range(indptr[j], hi):
+                    if kk + PREFETCH_AHEAD < hi:
+                        prefetch(&st[indices[kk + PREFETCH_AHEAD]])
                     c = &st[indices[kk]]
                     if noise_mode == NOISE_LAZY:
                         catch_up(wk, nrng, c, grid, t)

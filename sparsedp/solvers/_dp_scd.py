@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from .._kernels import kernel_id
-from .._kernels._dp_scd_fast import COORDINATE_DTYPE, dp_scd_finish, dp_scd_steps
+from .._kernels._dp_scd_fast import coordinate_states, dp_scd_finish, dp_scd_steps
 from .._kernels._sampling import Batches
 from .._planted import active
 from .._validation import (check_bool, check_integer, check_option, check_privacy_budget,
@@ -102,7 +102,7 @@ class DPSCD(PrivateSolver):
         lam_n = problem.penalty.alpha * n
         indptr, indices, data, row_norms = csr_rows(X, np.int64)
         alpha = np.zeros(n)
-        state = np.zeros(p, dtype=COORDINATE_DTYPE)
+        state = coordinate_states(p)
         zetas = np.zeros(n)
         batch = np.zeros(n, dtype=np.int64)
         sampler, noise_gen = split_generator(generator)
