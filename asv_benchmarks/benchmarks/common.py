@@ -57,3 +57,30 @@ def datafit_problem(name):
     datafit = Squared() if name == "squared" else Logistic()
     X, y = dorothea_like(logistic=name == "logistic")
     return (datafit,) + tuple(check_X_y(X, y, datafit))
+
+
+def gaussian_floor(count, rounds=7):
+    """Medians of drawing ``count`` Gaussians: ``(integer sampler, numpy float)`` seconds.
+
+    The least a lazy-noise epoch draws: one Gaussian per touched nonzero (a
+    coordinate's noise since its last touch is one draw at best).  The integer
+    sampler is the one the private kernels use (one table draw per value, the
+    walk's step law); numpy's ``Generator.standard_normal`` (raw floats, not
+    floating-point safe) is the reference.
+    """
+    import statistics
+    import time
+
+    from sparsedp._kernels._walk import GaussianWalk
+
+    generator = np.random.default_rng(0)
+    walk, ones, out = GaussianWalk(2.0 ** 28, 1), np.ones(count, dtype=np.int64), np.empty(count)
+    table, floats = [], []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        walk.sums(generator, ones)
+        table.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        generator.standard_normal(out=out)
+        floats.append(time.perf_counter() - t)
+    return statistics.median(table), statistics.median(floats)
