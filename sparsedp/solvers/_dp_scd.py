@@ -47,6 +47,9 @@ def check_dual_problem(X, y, datafit, penalty):
     return Problem(X, y, datafit, penalty)
 
 
+#: ``lazy="auto"`` is lazy while a batch's expected nonzeros are below this fraction of p
+LAZY_CROSSOVER = 0.7
+
 class DPSCD(PrivateSolver):
     """DP-SCD on the :class:`~sparsedp.solvers._base.PrivateSolver` skeleton.
 
@@ -63,6 +66,8 @@ class DPSCD(PrivateSolver):
         rate = batch_size / n
         steps = max(1, int(round(passes * n / batch_size)))
         batches = Batches(n, rate, batch_size if sampling == "fixed" else 0)
+        if isinstance(lazy, str) and lazy == "auto":  # the running time only: same law
+            lazy = batch_size * problem.X.nnz / n < LAZY_CROSSOVER * problem.p
         return {"passes": passes, "batch_size": batch_size, "sampling": sampling,
                 "rate": rate, "steps": steps, "batches": batches, "lazy": check_bool(lazy, "lazy"),
                 "noise_alpha": check_bool(noise_alpha, "noise_alpha")}
@@ -174,7 +179,7 @@ class DPSCD(PrivateSolver):
 
 
 def dp_scd(X, y, datafit, penalty, *, epsilon, delta, passes, clip, batch_size,
-           sampling="poisson", lazy=True, noise_alpha=False, random_state=None,
+           sampling="poisson", lazy="auto", noise_alpha=False, random_state=None,
            trace=False, diagnostics=False):
     """Differentially private stochastic dual coordinate descent (DP-SCD).
 
@@ -218,10 +223,15 @@ def dp_scd(X, y, datafit, penalty, *, epsilon, delta, passes, clip, batch_size,
         L in [1, n]: the expected (Poisson) or exact (fixed) batch size, and the
         subproblem's aggregation parameter.
     sampling : {"poisson", "fixed"}, default="poisson"
-    lazy : bool, default=True
+    lazy : bool or "auto", default="auto"
         Lazy noise (a coordinate of v receives the noise of the steps it missed
         when a sampled row reads it, and at the end: O(nnz of the batch) a
         step) or eager (every coordinate every step: O(p) a step).  Same law.
+        ``"auto"``: lazy while a batch's expected nonzeros ``L nnz / n`` are below
+        ``0.7 p`` (the crossover measured on the dorothea shape: at ``L = 100``,
+        0.91 p nonzeros a step, an eager epoch takes 15 ms and a lazy one 20 ms;
+        at ``L = 30``, 40 and 21 ms).  The choice changes the running time, not
+        the law of the output.
     noise_alpha : bool, default=False
         The paper's variant: noise ``sqrt(2) z C`` on v and on the updated
         alphas (sensitivity ``sqrt(2) C`` of ``[alpha; v]``).  More noise on v
