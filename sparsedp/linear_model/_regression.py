@@ -31,8 +31,9 @@ class _DPRegressor(RegressorMixin, DPLinearModel):
         X, y = self._validate_fit(X, y)
         params = self._check_params(*X.shape)
         design = self._design(X, params)
-        coefs, n_iter, ledger, results = self._fit_targets(design, [y], params, ["model"])
-        coef, intercept = self._set_fitted(coefs, n_iter, ledger, params, results)
+        coefs, intercepts, n_iter, ledger, results = self._fit_targets(design, [y], params,
+                                                                       ["model"])
+        coef, intercept = self._set_fitted(coefs, intercepts, n_iter, ledger, params, results)
         self.coef_, self.intercept_, self.n_iter_ = coef[0], float(intercept[0]), int(n_iter[0])
         return self
 
