@@ -1,6 +1,6 @@
 """Estimator overhead on dorothea: the default fits vs the functional call they make.
 
-Run ``python asv_benchmarks/estimator_overhead.py [rounds]`` (default 15).  Real
+Run ``python asv_benchmarks/estimator_overhead.py [rounds]`` (default 21).  Real
 dorothea (800 x 100,000, CSC, int32 indices; ``SPARSEDP_DATA`` or
 ``../shared/data``), the getting-started fits: ``DPLogisticRegression(penalty,
 alpha=1e-3, epsilon=1, smoothness=np.full(p, 0.25), random_state=r)`` with
@@ -12,11 +12,14 @@ alpha=1e-3, epsilon=1, smoothness=np.full(p, 0.25), random_state=r)`` with
 
 Each estimator fit and the functional call it makes (``est.solver_params_``
 reproduces it: the same coefficients, checked) are timed alternately in the
-same process, ``rounds`` times each, with a new seed each round.  The
+same process, ``rounds`` times each (in turn first: no order bias), with a new
+seed each round.  The
 functional call gets X as the caller has it (for DP-SGD the design ``[X, 1]``
-built beforehand: its copy is the estimator's overhead).  Printed: the medians,
-the median of the paired differences (estimator minus functional, the
-overhead), and that overhead relative to the functional call's median.
+built beforehand: its copy is the estimator's overhead).  Printed, by wall
+clock and by the process's CPU time (less sensitive to other processes on a
+shared machine): the medians, the median of the paired differences (estimator
+minus functional, the overhead), and that overhead relative to the functional
+call's median.
 """
 import statistics
 import sys
@@ -52,7 +55,7 @@ def functional_call(est, X, y):
     return call
 
 
-def main(rounds=15):
+def main(rounds=21):
     X, y = load_dorothea()
     n, p = X.shape
     print(f"dorothea {X.shape}, nnz {X.nnz}, {X.format} {X.indices.dtype}, logistic, "
@@ -63,19 +66,25 @@ def main(rounds=15):
         call = functional_call(est, X, y)
         res = call(0)
         assert np.array_equal(np.ravel(est.coef_), res.coef[:p])
-        est_times, func_times = [], []
+        times = {"estimator": [], "functional": []}  # (wall, CPU) per run
         for r in range(1, rounds + 1):
-            t = time.perf_counter()
-            DPLogisticRegression(random_state=r, **kw).fit(X, y)
-            est_times.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            call(r)
-            func_times.append(time.perf_counter() - t)
-        te, tf = statistics.median(est_times), statistics.median(func_times)
-        overhead = statistics.median(np.subtract(est_times, func_times))
-        print(f"{name:28}: estimator {te * 1e3:7.1f} ms, functional {tf * 1e3:7.1f} ms, "
-              f"overhead {overhead * 1e3:+5.2f} ms = {100 * overhead / tf:+.1f}%")
+            for first in ((True, False) if r % 2 else (False, True)):  # ABBA: no order bias
+                wall, cpu = time.perf_counter(), time.process_time()
+                if first:
+                    DPLogisticRegression(random_state=r, **kw).fit(X, y)
+                else:
+                    call(r)
+                times["estimator" if first else "functional"].append(
+                    (time.perf_counter() - wall, time.process_time() - cpu))
+        te, tf = np.array(times["estimator"]), np.array(times["functional"])
+        print(f"{name}:")
+        for k, clock in enumerate(("wall", "CPU")):
+            mf = statistics.median(tf[:, k])
+            overhead = statistics.median(te[:, k] - tf[:, k])
+            print(f"  {clock:4} estimator {statistics.median(te[:, k]) * 1e3:7.1f} ms, "
+                  f"functional {mf * 1e3:7.1f} ms, overhead {overhead * 1e3:+6.2f} ms = "
+                  f"{100 * overhead / mf:+.1f}%")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 15)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 21)
