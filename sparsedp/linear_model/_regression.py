@@ -67,7 +67,8 @@ class DPLasso(_DPRegressor):
     >>> X = sp.random(500, 2000, density=0.01, format="csc", rng=0)
     >>> y = X[:, [0, 1]].toarray().sum(axis=1)
     >>> M = np.full(2000, 2.0 * X.power(2).sum(axis=0).max() / 500)  # pretend public
-    >>> est = DPLasso(alpha=0.01, epsilon=1.0, smoothness=M, random_state=0).fit(X, y)
+    >>> est = DPLasso(alpha=0.01, epsilon=1.0, smoothness=M, target_bound=2.0,  # |y| <= 2
+    ...               random_state=0).fit(X, y)
     >>> est.privacy_.epsilon <= 1.0
     True
     """
