@@ -1,13 +1,25 @@
-"""Estimator overhead on a dorothea fit: ``DPLogisticRegression.fit`` vs the solver alone.
+"""Estimator overhead on dorothea: the default fits vs the functional call they make.
 
-Run ``python asv_benchmarks/estimator_overhead.py``.  Real dorothea (800 x
-100,000, CSC; ``SPARSEDP_DATA`` or ``../shared/data``), epsilon 1, public
-smoothness constants (binary features: ``M_j = 1/4``).  For each solver, the
-estimator (validation, intercept column, solver choice, report) and the
-functional call it makes (the same problem, the intercept column built
-beforehand) are timed alternately, ``rounds`` times; medians, and the overhead
-``(t_estimator - t_solver) / t_solver``, with and without the intercept column
-(one more copy of the nonzeros, made by the estimator).
+Run ``python asv_benchmarks/estimator_overhead.py [rounds]`` (default 21).  Real
+dorothea (800 x 100,000, CSC, int32 indices; ``SPARSEDP_DATA`` or
+``../shared/data``), the getting-started fits: ``DPLogisticRegression(penalty,
+alpha=1e-3, epsilon=1, smoothness=np.full(p, 0.25), random_state=r)`` with
+
+* ``penalty="l1"``, ``solver="auto"`` (DP-GCD, 3 iterations: the default L1 fit);
+* ``penalty="l1"``, ``solver="cd"`` (DP-CD, 2 passes);
+* ``penalty="l2"``, ``solver="auto"`` (DP-SGD, 20 passes; the estimator appends
+  the intercept column, DP-SGD has no native one).
+
+Each estimator fit and the functional call it makes (``est.solver_params_``
+reproduces it: the same coefficients, checked) are timed alternately in the
+same process, ``rounds`` times each (in turn first: no order bias), with a new
+seed each round.  The
+functional call gets X as the caller has it (for DP-SGD the design ``[X, 1]``
+built beforehand: its copy is the estimator's overhead).  Printed, by wall
+clock and by the process's CPU time (less sensitive to other processes on a
+shared machine): the medians, the median of the paired differences (estimator
+minus functional, the overhead), and that overhead relative to the functional
+call's median.
 """
 import statistics
 import sys
@@ -16,58 +28,63 @@ import time
 import numpy as np
 import scipy.sparse as sp
 
-from sparsedp.datafits import Logistic
 from sparsedp.datasets import load_dorothea
 from sparsedp.linear_model import DPLogisticRegression
-from sparsedp.penalties import L1, L2
-from sparsedp.solvers import dp_cd, dp_gcd, dp_sgd
+from sparsedp.solvers import dp_cd, dp_gcd, dp_scd, dp_sgd
 
+FUNCTIONS = {"cd": dp_cd, "gcd": dp_gcd, "sgd": dp_sgd, "scd": dp_scd}
 CASES = {
-    "gcd": (dict(penalty="l1", alpha=1e-3, n_iter=200), dp_gcd, L1(1e-3),
-            dict(n_iter=200, selection="exponential")),
-    "cd": (dict(penalty="l2", alpha=1e-3, max_passes=2), dp_cd, L2(1e-3),
-           dict(passes=2, averaging=False, order="shuffle")),
-    "sgd": (dict(penalty="l2", alpha=1e-3, max_passes=20, batch_size=64), dp_sgd, L2(1e-3),
-            dict(passes=20, batch_size=64)),
+    "L1, solver='auto' (DP-GCD)": dict(penalty="l1"),
+    "L1, solver='cd' (DP-CD)": dict(penalty="l1", solver="cd"),
+    "L2, solver='auto' (DP-SGD)": dict(penalty="l2"),
 }
 
 
-def main(rounds=7):
+def functional_call(est, X, y):
+    """The solver call ``est.fit(X, y)`` makes (binary y), as a closure."""
+    function = FUNCTIONS[est.solver_]
+    kw = dict(est.solver_params_)
+    design = X
+    if not kw.get("fit_intercept", False) and est.fit_intercept:  # appended by the estimator
+        design = sp.hstack([X, np.full((X.shape[0], 1), est.intercept_scaling)], format="csc")
+    target = np.where(y == est.classes_[1], 1.0, -1.0)
+
+    def call(seed):
+        return function(design, target, est._datafit(), est._penalty(), epsilon=est.epsilon,
+                        delta=est.delta_, random_state=seed, **kw)
+    return call
+
+
+def main(rounds=21):
     X, y = load_dorothea()
     n, p = X.shape
-    M = np.full(p, 0.25)
-    A = sp.hstack([X, np.ones((n, 1))], format="csc")
-    common = dict(epsilon=1.0, delta=1.0 / n ** 2, clip=1.0, step_size=1.0)
-    print(f"dorothea {X.shape}, nnz {X.nnz}, logistic, epsilon 1, public smoothness")
-    for solver, (est_kw, func, penalty, func_kw) in CASES.items():
-        for intercept in (True, False):
-            design, m = (A, np.append(M, 0.25)) if intercept else (X, M)
-            est_times, func_times, built_times = [], [], []
-            for r in range(rounds):
-                est = DPLogisticRegression(solver=solver, smoothness=M, random_state=r,
-                                           fit_intercept=intercept, **common, **est_kw)
-                t = time.perf_counter()
-                est.fit(X, y)
-                est_times.append(time.perf_counter() - t)
-                t = time.perf_counter()
-                func(design, y, Logistic(), penalty, random_state=r, **common, **func_kw,
-                     smoothness=float(m.sum()) if func is dp_sgd else m)
-                func_times.append(time.perf_counter() - t)
-                if intercept:  # the same fit through the functional API: the caller builds A
-                    t = time.perf_counter()
-                    built = sp.hstack([X, np.ones((n, 1))], format="csc")
-                    func(built, y, Logistic(), penalty, random_state=r, **common, **func_kw,
-                         smoothness=float(m.sum()) if func is dp_sgd else m)
-                    built_times.append(time.perf_counter() - t)
-            te, tf = statistics.median(est_times), statistics.median(func_times)
-            print(f"solver={solver!r:6} fit_intercept={intercept!s:5}: estimator {te * 1e3:7.1f} "
-                  f"ms, solver alone {tf * 1e3:7.1f} ms, overhead {(te - tf) * 1e3:+5.1f} ms = "
-                  f"{100 * (te - tf) / tf:+.1f}%")
-            if intercept:
-                tb = statistics.median(built_times)
-                print(f"{'':35}functional API building the intercept column itself "
-                      f"{tb * 1e3:7.1f} ms: estimator {100 * (te - tb) / tb:+.1f}%")
+    print(f"dorothea {X.shape}, nnz {X.nnz}, {X.format} {X.indices.dtype}, logistic, "
+          f"epsilon 1, public smoothness; {rounds} rounds, alternating")
+    for name, case in CASES.items():
+        kw = dict(alpha=1e-3, epsilon=1.0, smoothness=np.full(p, 0.25), **case)
+        est = DPLogisticRegression(random_state=0, **kw).fit(X, y)
+        call = functional_call(est, X, y)
+        res = call(0)
+        assert np.array_equal(np.ravel(est.coef_), res.coef[:p])
+        times = {"estimator": [], "functional": []}  # (wall, CPU) per run
+        for r in range(1, rounds + 1):
+            for first in ((True, False) if r % 2 else (False, True)):  # ABBA: no order bias
+                wall, cpu = time.perf_counter(), time.process_time()
+                if first:
+                    DPLogisticRegression(random_state=r, **kw).fit(X, y)
+                else:
+                    call(r)
+                times["estimator" if first else "functional"].append(
+                    (time.perf_counter() - wall, time.process_time() - cpu))
+        te, tf = np.array(times["estimator"]), np.array(times["functional"])
+        print(f"{name}:")
+        for k, clock in enumerate(("wall", "CPU")):
+            mf = statistics.median(tf[:, k])
+            overhead = statistics.median(te[:, k] - tf[:, k])
+            print(f"  {clock:4} estimator {statistics.median(te[:, k]) * 1e3:7.1f} ms, "
+                  f"functional {mf * 1e3:7.1f} ms, overhead {overhead * 1e3:+6.2f} ms = "
+                  f"{100 * overhead / mf:+.1f}%")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 7)
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 21)

@@ -30,8 +30,7 @@ from sparsedp.datafits import Logistic  # noqa: E402
 from sparsedp.penalties import L1  # noqa: E402
 from sparsedp.solvers import dp_gcd  # noqa: E402
 
-A = sp.hstack([X_train, np.ones((X_train.shape[0], 1))], format="csc")  # intercept column
 yb = np.where(y_train == "spam", 1.0, -1.0)
-res = dp_gcd(A, yb, Logistic(), L1(1e-3), epsilon=1.0, delta=clf.delta_, random_state=0,
-             **clf.solver_params_)
-assert np.array_equal(res.coef, np.r_[clf.coef_[0], clf.intercept_])
+res = dp_gcd(X_train, yb, Logistic(), L1(1e-3), epsilon=1.0, delta=clf.delta_,
+             random_state=0, **clf.solver_params_)  # fit_intercept=True among them
+assert np.array_equal(res.coef, clf.coef_[0]) and res.intercept == clf.intercept_[0]

@@ -6,7 +6,9 @@ gets the same message everywhere:
 - data: :func:`check_X` (canonical CSC for the kernels: float64 data, sorted
   indices without duplicates, ``indices`` and ``indptr`` of one integer dtype,
   C-contiguous arrays, entries of a scale the kernels compute with), :func:`check_y`,
-  :func:`check_X_y`;
+  :func:`check_X_y`.  The matrix :func:`check_X` returns is its own new object,
+  marked as checked (:func:`mark_checked`): given to :func:`check_X` again (an
+  estimator's one check, then each solver call) it is returned as is, in O(1);
 - scalars: :func:`check_real`, :func:`check_integer`, :func:`check_bool`,
   :func:`check_option`, :func:`check_privacy_budget` (built on scikit-learn's
   ``check_scalar``; booleans and strings are never numbers here);
@@ -21,7 +23,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_scalar
 
-__all__ = ["check_X", "check_y", "check_X_y", "check_random_state", "check_csc_structure",
+__all__ = ["check_X", "mark_checked", "check_y", "check_X_y", "check_random_state", "check_csc_structure",
            "check_real", "check_integer", "check_bool", "check_option",
            "check_privacy_budget", "SCALE_LIMIT"]
 
@@ -143,6 +145,18 @@ def check_csc_structure(Xc):
                          f"[{indices.min()}, {indices.max()}]")
 
 
+#: The attribute :func:`mark_checked` sets on the matrices :func:`check_X` made
+CHECKED = "_sparsedp_checked"
+
+
+def mark_checked(Xc):
+    """Mark a CSC array as made by :func:`check_X` (or built from one with the
+    same guarantees); return it.  Only for arrays this package created and
+    does not modify afterwards: :func:`check_X` returns a marked array as is."""
+    setattr(Xc, CHECKED, True)
+    return Xc
+
+
 def check_X(X):
     """Return X as a canonical CSC array ready for the kernels.
 
@@ -157,7 +171,9 @@ def check_X(X):
     X : scipy.sparse.csc_array
         float64 data, sorted unique indices, int32 or int64 index arrays of
         the same dtype.  The caller's object is never modified: duplicates are
-        summed and indices sorted on a copy.
+        summed and indices sorted on a copy.  A new object (sharing the
+        caller's arrays when they need no change), marked as checked: passed
+        to :func:`check_X` again, it is returned at once.
 
     Raises
     ------
@@ -167,6 +183,8 @@ def check_X(X):
     TypeError
         Non-numeric or complex data.
     """
+    if getattr(X, CHECKED, False) is True and sp.issparse(X) and X.format == "csc":
+        return X  # made by check_X: validated once
     Xc = _csc_of(X)
     n, p = Xc.shape
     if n == 0 or p == 0:
@@ -189,12 +207,14 @@ def check_X(X):
     if Xc.indices.dtype != idx_dtype or Xc.indptr.dtype != idx_dtype:
         Xc = sp.csc_array((Xc.data, Xc.indices.astype(idx_dtype),
                            Xc.indptr.astype(idx_dtype)), shape=Xc.shape)
+        Xc.has_canonical_format = True
     if not (Xc.data.flags.c_contiguous and Xc.indices.flags.c_contiguous
             and Xc.indptr.flags.c_contiguous):
         Xc = sp.csc_array((np.ascontiguousarray(Xc.data),
                            np.ascontiguousarray(Xc.indices),
                            np.ascontiguousarray(Xc.indptr)), shape=Xc.shape)
-    return Xc
+        Xc.has_canonical_format = True  # the same indices, contiguous
+    return mark_checked(Xc)
 
 
 def _check_scale(Xc):

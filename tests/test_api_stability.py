@@ -14,9 +14,9 @@ from sparsedp.solvers import dp_cd, dp_gcd, dp_scd, dp_sgd, exact
 CONTRACT = {
     exact: "X y datafit penalty tol max_epochs",
     dp_cd: "X y datafit penalty epsilon delta passes clip step_size outer smoothness "
-           "random_state trace",
+           "random_state trace fit_intercept intercept_scaling intercept_init",
     dp_gcd: "X y datafit penalty epsilon delta n_iter clip step_size rule selection "
-            "smoothness random_state trace",
+            "smoothness random_state trace fit_intercept intercept_scaling intercept_init",
     dp_sgd: "X y datafit penalty epsilon delta passes clip step_size batch_size sampling "
             "random_state trace",
     dp_scd: "X y datafit penalty epsilon delta passes clip batch_size random_state trace",
@@ -53,3 +53,20 @@ def test_deprecated_keyword_warns_and_matches_its_replacement():
 def test_version_is_semantic():
     parts = sparsedp.__version__.split(".")
     assert len(parts) == 3 and all(p.isdigit() for p in parts)
+
+
+@pytest.mark.parametrize("function", [dp_cd, dp_gcd], ids=lambda f: f.__name__)
+def test_intercept_keywords_default_to_no_intercept(function):
+    params = inspect.signature(function).parameters
+    assert params["fit_intercept"].default is False
+    assert params["intercept_scaling"].default == 1.0
+    assert params["intercept_init"].default is None
+    for name in ("fit_intercept", "intercept_scaling", "intercept_init"):
+        assert params[name].kind is inspect.Parameter.KEYWORD_ONLY
+        assert name in function.__doc__
+
+
+def test_result_has_an_intercept():
+    from sparsedp.solvers import Result
+    assert Result(coef=np.zeros(2), n_iter=0).intercept == 0.0
+    assert "intercept" in Result.__doc__

@@ -148,6 +148,10 @@ cdef class CoordinateBlocks:
     step_sizes, clip_thresholds, theta : arrays of shape (n_features,).
     narrow_rows : bool or None
         Rows as uint16 (at most 65,536 rows) or int32; None: uint16 when they fit.
+    intercept_scaling : float or None
+        None: one block per column of X.  A float s: one more block, last, for
+        the public column ``s * 1`` (the blocks of ``[X, s * 1]``, packed without
+        building it); ``n_features`` counts it.
     """
     cdef object _buffer, _offsets
     cdef readonly Py_ssize_t n_samples, n_features
@@ -155,7 +159,8 @@ cdef class CoordinateBlocks:
     cdef char* base
     cdef const int64_t* offset
 
-    def __cinit__(self, X, step_sizes, clip_thresholds, theta, narrow_rows=None):
+    def __cinit__(self, X, step_sizes, clip_thresholds, theta, narrow_rows=None,
+                  intercept_scaling=None):
         if X.shape[0] > np.iinfo(np.int32).max:
             raise ValueError(f"DP-CD supports at most 2**31 - 1 samples, got {X.shape[0]}")
         if narrow_rows is None:
@@ -163,7 +168,9 @@ cdef class CoordinateBlocks:
         elif narrow_rows and X.shape[0] > MAX_NARROW_SAMPLES:
             raise ValueError(f"narrow_rows holds at most {MAX_NARROW_SAMPLES} samples, "
                              f"got {X.shape[0]}")
-        cdef Py_ssize_t p = X.shape[1], j, q
+        cdef bint with_intercept = intercept_scaling is not None
+        cdef double s = float(intercept_scaling) if with_intercept else 0.0
+        cdef Py_ssize_t n = X.shape[0], p = X.shape[1] + with_intercept, j, q
         if p < 1:
             raise ValueError("X must have at least one feature")
         for name, values in (("step_sizes", step_sizes),
@@ -172,14 +179,18 @@ cdef class CoordinateBlocks:
                 raise ValueError(f"{name} must have shape ({p},), got {np.shape(values)}")
         cdef const double[::1] data = np.ascontiguousarray(X.data, dtype=np.float64)
         cdef const int32_t[::1] indices = np.ascontiguousarray(X.indices, dtype=np.int32)
-        cdef const int64_t[::1] indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
         cdef const double[::1] steps = np.ascontiguousarray(step_sizes, dtype=np.float64)
         cdef const double[::1] clips = np.ascontiguousarray(clip_thresholds, dtype=np.float64)
         cdef const double[::1] start = np.ascontiguousarray(theta, dtype=np.float64)
         check_csc_structure(X)  # the packing loop and the kernel trust it
+        counts = np.diff(X.indptr).astype(np.int64)
+        if with_intercept:
+            counts = np.append(counts, n)
+        cdef const int64_t[::1] nnz = counts
+        cdef const int64_t[::1] indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
         self.narrow_rows = narrow_rows
         row_size = sizeof(NarrowNonzero) if self.narrow_rows else sizeof(WideNonzero)
-        sizes = sizeof(Header) + row_size * np.diff(X.indptr).astype(np.int64)
+        sizes = sizeof(Header) + row_size * counts
         self._offsets = np.zeros(p + 1, dtype=np.int64)
         np.cumsum((sizes + 7) // 8 * 8, out=self._offsets[1:])
         raw = np.zeros(self._offsets[p] + 64, dtype=np.uint8)
@@ -189,23 +200,25 @@ cdef class CoordinateBlocks:
         cdef unsigned char[::1] buffer = self._buffer
         self.base = <char*> &buffer[0]
         self.offset = &offsets[0]
-        self.n_samples, self.n_features = X.shape[0], p
+        self.n_samples, self.n_features = n, p
         cdef Header* h
         cdef NarrowNonzero* narrow
         cdef WideNonzero* wide
+        cdef bint constant
         for j in range(p):
             h = self.header(j)
             h.step, h.clip, h.theta = steps[j], clips[j], start[j]
             h.wsum, h.stamp = 0.0, 1
-            h.nnz = indptr[j + 1] - indptr[j]
+            h.nnz = nnz[j]
+            constant = with_intercept and j == p - 1  # the intercept column: s at every row
             narrow, wide = <NarrowNonzero*> (h + 1), <WideNonzero*> (h + 1)
             for q in range(h.nnz):
                 if self.narrow_rows:
-                    narrow[q].value = data[indptr[j] + q]
-                    narrow[q].row = <uint16_t> indices[indptr[j] + q]
+                    narrow[q].value = s if constant else data[indptr[j] + q]
+                    narrow[q].row = <uint16_t> (q if constant else indices[indptr[j] + q])
                 else:
-                    wide[q].value = data[indptr[j] + q]
-                    wide[q].row = indices[indptr[j] + q]
+                    wide[q].value = s if constant else data[indptr[j] + q]
+                    wide[q].row = q if constant else indices[indptr[j] + q]
 
     @property
     def buffer(self):

@@ -110,20 +110,28 @@ cdef packed struct RowEntry:
 
 cdef void transpose_csc(const double[::1] data, const index_t[::1] indices,
                         const index_t[::1] indptr, const double[::1] C,
+                        double intercept, bint with_intercept,
                         ColEntry[::1] cols, int64_t[::1] col_ptr,
                         RowEntry[::1] rows, int64_t[::1] row_ptr) noexcept nogil:
-    """Column and row records of a CSC matrix (rows by a counting sort).
+    """Column and row records of a CSC matrix (rows by a counting sort), and with
+    ``with_intercept`` of one more last column of constant value ``intercept``.
 
     Row i's records come in increasing column order (columns are visited in
-    order), as ``X.tocsr()`` with sorted indices.  ``row_ptr`` is zero on entry.
+    order), as ``X.tocsr()`` with sorted indices: the records of ``[X, intercept
+    * 1]``, without building it.  ``row_ptr`` is zero on entry.
     """
-    cdef Py_ssize_t n = row_ptr.shape[0] - 1, p = col_ptr.shape[0] - 1, i, j, q
-    cdef int64_t r
+    cdef Py_ssize_t n = row_ptr.shape[0] - 1, p = indptr.shape[0] - 1, i, j, q
+    cdef int64_t r, nnz = indptr[p]
     for j in range(p + 1):
         col_ptr[j] = indptr[j]
-    for q in range(indptr[p]):
+    for q in range(nnz):
         cols[q].value, cols[q].row = data[q], indices[q]
         row_ptr[indices[q] + 1] += 1
+    if with_intercept:
+        col_ptr[p + 1] = nnz + n
+        for i in range(n):
+            cols[nnz + i].value, cols[nnz + i].row = intercept, i
+            row_ptr[i + 1] += 1
     for i in range(n):
         row_ptr[i + 1] += row_ptr[i]
     for j in range(p):
@@ -131,33 +139,48 @@ cdef void transpose_csc(const double[::1] data, const index_t[::1] indices,
             r = row_ptr[indices[q]]  # row_ptr[i] runs ahead as row i fills
             rows[r].value, rows[r].clip, rows[r].col = data[q], C[j], j
             row_ptr[indices[q]] = r + 1
+    if with_intercept:  # the last record of every row
+        for i in range(n):
+            r = row_ptr[i]
+            rows[r].value, rows[r].clip, rows[r].col = intercept, C[p], p
+            row_ptr[i] = r + 1
     for i in range(n, 0, -1):  # back to the starts
         row_ptr[i] = row_ptr[i - 1]
     row_ptr[0] = 0
 
 
-def entries(X, clip_thresholds):
+def entries(X, clip_thresholds, intercept_scaling=None):
     """``(columns, col_ptr, rows, row_ptr)``: the record arrays of GreedyKernel
     (CSC column records and, transposed, row records with their column's
-    clipping threshold) for a CSC matrix ``X`` with int32 or int64 indices."""
+    clipping threshold) for a CSC matrix ``X`` with int32 or int64 indices.
+
+    ``intercept_scaling`` (None: none): the records of ``[X, intercept_scaling *
+    1]``, the public intercept column last, packed here (no copy of X);
+    ``clip_thresholds`` then has ``n_features + 1`` entries.
+    """
     n, p = X.shape
-    cols = np.empty(X.nnz, dtype=[("value", "f8"), ("row", "i8")])
-    rows = np.empty(X.nnz, dtype=[("value", "f8"), ("clip", "f8"), ("col", "i8")])
-    col_ptr = np.empty(p + 1, dtype=np.int64)
+    with_intercept = intercept_scaling is not None
+    m = p + with_intercept
+    nnz = X.nnz + n * with_intercept
+    cols = np.empty(nnz, dtype=[("value", "f8"), ("row", "i8")])
+    rows = np.empty(nnz, dtype=[("value", "f8"), ("clip", "f8"), ("col", "i8")])
+    col_ptr = np.empty(m + 1, dtype=np.int64)
     row_ptr = np.zeros(n + 1, dtype=np.int64)
     data = np.ascontiguousarray(X.data, dtype=np.float64)
     indices, indptr = np.ascontiguousarray(X.indices), np.ascontiguousarray(X.indptr)
     if indices.dtype != indptr.dtype:
         indices, indptr = indices.astype(np.int64), indptr.astype(np.int64)
     C = np.ascontiguousarray(clip_thresholds, dtype=np.float64)
-    if C.shape != (p,):
-        raise ValueError(f"clip_thresholds must have shape ({p},), got {C.shape}")
+    if C.shape != (m,):
+        raise ValueError(f"clip_thresholds must have shape ({m},), got {C.shape}")
+    s = float(intercept_scaling) if with_intercept else 0.0
     if indices.dtype == np.int32:
-        transpose_csc[int32_t](data, indices, indptr, C, cols, col_ptr, rows, row_ptr)
+        transpose_csc[int32_t](data, indices, indptr, C, s, with_intercept, cols, col_ptr,
+                               rows, row_ptr)
     else:
         transpose_csc[int64_t](data, indices.astype(np.int64, copy=False),
-                               indptr.astype(np.int64, copy=False), C, cols, col_ptr,
-                               rows, row_ptr)
+                               indptr.astype(np.int64, copy=False), C, s, with_intercept,
+                               cols, col_ptr, rows, row_ptr)
     return cols, col_ptr, rows, row_ptr
 
 
@@ -613,6 +636,12 @@ cdef class GreedyKernel:
     refresh_work : float
         ... or once the incremental updates have touched this many times
         ``max(nnz, p)`` entries (``inf``: never).
+    coef_init : ndarray of shape (p,), optional
+    intercept_scaling : float or None
+        None: the coordinates are X's columns.  A float s: one more coordinate,
+        last, the public column ``s * 1`` (the run is that on ``[X, s * 1]``,
+        whose records :func:`entries` packs without building it); p counts it,
+        and every per-coordinate array has X's columns + 1 entries.
     """
     cdef readonly Py_ssize_t n, p
     cdef int loss, rule, gradient_release
@@ -637,21 +666,22 @@ cdef class GreedyKernel:
                   double l1, double l2, rule, selection, double selection_scale,
                   gradient_release, IntegerNoise noise, grid, inv_grid, value_scales,
                   generator, Py_ssize_t refresh_every=1000,
-                  double refresh_work=4.0, coef_init=None):
+                  double refresh_work=4.0, coef_init=None, intercept_scaling=None):
         check_loss(loss)
         if rule not in RULES:
             raise ValueError(f"rule must be one of {sorted(RULES)}, got {rule!r}")
         if gradient_release not in GRADIENT_RELEASES:
             raise ValueError(f"gradient_release must be one of {sorted(GRADIENT_RELEASES)}, "
                              f"got {gradient_release!r}")
-        self.n, self.p = X.shape
+        self.n, self.p = X.shape[0], X.shape[1] + (intercept_scaling is not None)
         self.loss, self.rule = loss, RULES[rule]
         self.gradient_release = GRADIENT_RELEASES[gradient_release]
         self.l1, self.l2 = l1, l2
         M = np.ascontiguousarray(smoothness, dtype=np.float64)
         C = np.ascontiguousarray(clip_thresholds, dtype=np.float64)
-        self.columns, self.col_ptr, self.rows, self.row_ptr = entries(X, C)
-        self.column_base = &self.columns[0] if X.nnz else NULL
+        self.columns, self.col_ptr, self.rows, self.row_ptr = entries(X, C, intercept_scaling)
+        cdef int64_t nnz = self.col_ptr[self.p]
+        self.column_base = &self.columns[0] if nnz else NULL
         self.y = np.ascontiguousarray(y, dtype=np.float64)
         self.M = M
         self.inv_sqrt_M = np.divide(1.0, np.sqrt(M), out=np.zeros_like(M), where=M > 0)
@@ -673,7 +703,7 @@ cdef class GreedyKernel:
         self.generator = generator
         self.rng = generator_bitgen(generator)
         self.refresh_every = max(1, refresh_every)
-        limit = refresh_work * max(X.nnz, self.p)
+        limit = refresh_work * max(nnz, self.p)
         # Rounding drift of the kept gradient: an increment of G_k errs by at
         # most u (n + 2) C_k (|G_k| <= n C_k, |increment| <= 2 C_k); after W
         # increments since a refresh the drift is at most W u (n + 2) C_k.  A

@@ -1,10 +1,17 @@
 """The common machinery of the private linear estimators.
 
 An estimator is thin over the functional API (:mod:`sparsedp.solvers`): it
-validates its parameters and the data, appends the public intercept column,
-picks the solver, maps its parameters to the solver's, and keeps the private
-output (``coef_``, ``intercept_``) and the privacy report (``privacy_``).
-Nothing here looks at the data beyond what the solvers account for.
+validates its parameters and the data, picks the solver, maps its parameters to
+the solver's, and keeps the private output (``coef_``, ``intercept_``) and the
+privacy report (``privacy_``).  Nothing here looks at the data beyond what the
+solvers account for.
+
+Overhead (docs/estimators.rst, "Overhead"): the data are validated once, by the
+solvers' own :func:`~sparsedp._validation.check_X` (scikit-learn's
+``validate_data`` only checks the container: its O(nnz) finiteness check is
+left to ``check_X``), and every solver call takes the checked matrix as is.
+The public intercept column is the solvers' own (``fit_intercept``) for DP-CD
+and DP-GCD; for DP-SGD and DP-SCD it is appended here (one copy of X's arrays).
 """
 import math
 import numbers
@@ -16,15 +23,18 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import (check_bool, check_integer, check_option, check_real,
-                           check_random_state)
+                           check_random_state, check_X, mark_checked)
 from ..exceptions import PrivacyLeakWarning
 from ..penalties import L1, L2, ElasticNet
 from ..privacy import PrivacyLedger, calibrate_gaussian, gdp_epsilon
 from ..solvers import dp_cd, dp_gcd, dp_scd, dp_sgd
+from ..solvers._base import check_intercept, constant_column
 
 __all__ = ["SOLVERS", "DEFAULT_SOLVER_OPTIONS", "choose_solver", "default_delta", "default_kappa"]
 
 SOLVERS = ("auto", "cd", "gcd", "scd", "sgd")
+#: The solvers that fit the intercept themselves (``fit_intercept``): no copy of X
+NATIVE_INTERCEPT = ("cd", "gcd")
 
 #: Options of each solver that the estimators set unless ``solver_options`` does
 #: (measured: docs/defaults.rst).
@@ -128,16 +138,10 @@ def choose_solver(loss, l1, n_samples, n_features):
     return "gcd" if l1 > 0.0 else "sgd"
 
 
-def _as_csc(X):
-    """X as CSC (one conversion for CSR/COO/dense); never densifies sparse input."""
-    if sp.issparse(X) and X.format == "csc":
-        return X  # as is: scipy keeps its canonical-format flag
-    return sp.csc_array(X) if sp.issparse(X) else sp.csc_array(np.asarray(X, dtype=np.float64))
-
-
 def _with_intercept_column(Xc, scaling):
-    """``[X, scaling * 1]`` for a canonical CSC ``X``: the public intercept column
-    (one copy of X's arrays; the result is canonical too)."""
+    """``[X, scaling * 1]`` for ``X`` checked by :func:`check_X`: the public
+    intercept column (one copy of X's arrays), checked too (canonical, finite,
+    ``scaling`` within :func:`~sparsedp.solvers._base.check_intercept`'s range)."""
     n, p = Xc.shape
     idx = Xc.indices.dtype
     A = sp.csc_array((np.concatenate([Xc.data, np.full(n, scaling)]),
@@ -145,7 +149,7 @@ def _with_intercept_column(Xc, scaling):
                       np.append(Xc.indptr, Xc.indptr[-1] + n).astype(idx, copy=False)),
                      shape=(n, p + 1))
     A.has_canonical_format = True  # X's columns were, the new one is sorted
-    return A
+    return mark_checked(A)
 
 
 def _compose(ledgers, names, delta):
@@ -203,7 +207,8 @@ class DPLinearModel(BaseEstimator):
                              "alpha > 0 and no L1 part")
         params["solver"], params["penalty"] = solver, penalty
         params["fit_intercept"] = check_bool(self.fit_intercept, "fit_intercept")
-        params["intercept_scaling"] = check_real(self.intercept_scaling, "intercept_scaling")
+        params["intercept_scaling"] = check_intercept(True, self.intercept_scaling)
+        params["native_intercept"] = params["fit_intercept"] and solver in NATIVE_INTERCEPT
         params["warm_start"] = check_bool(self.warm_start, "warm_start")
         params["verbose"] = check_integer(self.verbose, "verbose", low=0)
         if self.solver_options is not None and not isinstance(self.solver_options, dict):
@@ -215,11 +220,14 @@ class DPLinearModel(BaseEstimator):
         """The functional solver's keyword arguments (all but the data and budget), and
         the leaks of the defaults computed from the data (``[(name, description)]``)."""
         solver = params["solver"]
-        n_features = X.shape[1] - params["fit_intercept"]
+        n_features = self.n_features_in_
+        n_columns = n_features + params["fit_intercept"]  # the coordinates, intercept's too
         kw = dict(DEFAULT_SOLVER_OPTIONS[solver])
         kw.update(self.solver_options or {})
         smoothness_kw, trace = self._smoothness_kwargs(params, n_features)
         kw.update(smoothness_kw)
+        if params["native_intercept"]:
+            kw.update(fit_intercept=True, intercept_scaling=params["intercept_scaling"])
         budget = default_budget(solver, X.shape[0], n_features, params["epsilon"])
         if solver == "cd" and self._loss == "squared":
             budget["step_size"] = SQUARED_CD_STEP
@@ -237,8 +245,8 @@ class DPLinearModel(BaseEstimator):
         elif solver == "scd":
             kw["clip"] = DEFAULT_SCD_CLIP
         else:
-            unit, leaks = self._clip_unit(trace, X, targets)
-            releases = (kw["n_iter"] if solver == "gcd" else kw["passes"] * X.shape[1])
+            unit, leaks = self._clip_unit(trace, X, targets, params)
+            releases = (kw["n_iter"] if solver == "gcd" else kw["passes"] * n_columns)
             kw["clip"] = default_kappa(solver, X.shape[0], releases, params["epsilon"],
                                        params["delta"]) * unit
         if solver != "scd":
@@ -257,7 +265,7 @@ class DPLinearModel(BaseEstimator):
             raise ValueError(f"selection applies to solver='gcd' only, got solver={solver!r}")
         return kw, leaks
 
-    def _clip_unit(self, trace, X, targets):
+    def _clip_unit(self, trace, X, targets, params):
         """The per-sample gradient scale at 0, ``sqrt(tr M / beta) * rms(loss'(0, y))``
         (the unit of the clipping threshold: docs/defaults.rst), and its leaks.
 
@@ -270,7 +278,11 @@ class DPLinearModel(BaseEstimator):
         datafit = self._datafit()
         leaks = []
         if trace is None:
-            trace = float(datafit.smoothness(X).sum())
+            M = datafit.smoothness(X)
+            if params["native_intercept"]:  # as on [X, s * 1]
+                M = np.append(M, datafit.smoothness(constant_column(
+                    X.shape[0], params["intercept_scaling"], X.indices.dtype)))
+            trace = float(M.sum())
             leaks.append(("clipping threshold", "the default clip's scale, sqrt(tr M / beta), "
                           "computed from the data (give public smoothness constants or "
                           "feature bounds, or a clip)"))
@@ -290,8 +302,10 @@ class DPLinearModel(BaseEstimator):
         return unit, leaks
 
     def _smoothness_kwargs(self, params, n_features):
-        """``smoothness`` (and ``feature_bounds``) for the solver, intercept column
-        included, and a public bound on ``tr M`` (None if there is none)."""
+        """``smoothness`` (and ``feature_bounds``) for the solver, and a public bound
+        on ``tr M`` (None if there is none), the intercept column's constant
+        included: appended to the arrays, except for a solver that fits the
+        intercept itself (it appends the same public values)."""
         solver, smoothness, bounds = params["solver"], self.smoothness, self.feature_bounds
         extra = params["fit_intercept"]
         s = params["intercept_scaling"]
@@ -324,6 +338,13 @@ class DPLinearModel(BaseEstimator):
         elif bounds is not None:
             b = np.broadcast_to(np.asarray(bounds, dtype=np.float64), (n_features + extra,))
             trace = beta * float(np.sum(b * b))
+        if params["native_intercept"]:  # the solver appends the column's public values
+            if smoothness is not None and np.ndim(smoothness) == 1:
+                smoothness = smoothness[:n_features]
+            if bounds is not None and np.ndim(self.feature_bounds) == 0:
+                bounds = self.feature_bounds
+            elif bounds is not None:
+                bounds = bounds[:n_features]
         if solver == "scd":
             if smoothness is not None or bounds is not None:
                 raise ValueError("smoothness and feature_bounds do not apply to solver='scd'")
@@ -346,7 +367,9 @@ class DPLinearModel(BaseEstimator):
                   accept_large_sparse=True)
 
     def _validate_fit(self, X, y):
-        return validate_data(self, X, y, y_numeric=not self._classifier(), **self._input)
+        # NaN / inf: check_X's O(nnz) check (in _design), not scikit-learn's too
+        return validate_data(self, X, y, y_numeric=not self._classifier(),
+                             ensure_all_finite=False, **self._input)
 
     def _validate(self, X):
         return validate_data(self, X, reset=False, **self._input)
@@ -356,32 +379,38 @@ class DPLinearModel(BaseEstimator):
         return False
 
     def _design(self, X, params):
-        """The solvers' design matrix: X as given (the solver canonicalises it once),
-        or canonical CSC with the intercept column appended."""
-        if not params["fit_intercept"]:
-            return X
-        Xc = _as_csc(X)
-        if not Xc.has_canonical_format:
-            Xc = Xc.copy()
-            Xc.sum_duplicates()
-        return _with_intercept_column(Xc, params["intercept_scaling"])
+        """The solvers' design matrix: X checked once (:func:`check_X`: canonical CSC,
+        one conversion; every solver call then takes it as is), with the intercept
+        column appended for the solvers that do not fit it themselves."""
+        Xc = check_X(X)
+        if params["fit_intercept"] and not params["native_intercept"]:
+            return _with_intercept_column(Xc, params["intercept_scaling"])
+        return Xc
 
-    def _run(self, solver, X, y, epsilon, delta, kw, generator, coef_init):
+    def _run(self, params, X, y, epsilon, delta, kw, generator, init):
+        """One solver call; returns ``(coef, intercept, result)``.
+
+        ``init``: None or the warm start ``(coef, intercept)``.
+        """
+        solver, s = params["solver"], params["intercept_scaling"]
+        appended = params["fit_intercept"] and not params["native_intercept"]
         datafit, penalty = self._datafit(), kw.pop("penalty")
         common = dict(epsilon=epsilon, delta=delta, random_state=generator)
-        if solver == "cd":
-            return dp_cd(X, y, datafit, penalty, coef_init=coef_init, **common, **kw)
-        if solver == "gcd":
-            return dp_gcd(X, y, datafit, penalty, coef_init=coef_init, **common, **kw)
-        if solver == "sgd":
-            return dp_sgd(X, y, datafit, penalty, coef_init=coef_init, **common, **kw)
-        return dp_scd(X, y, datafit, penalty, **common, **kw)
+        if init is not None and params["native_intercept"]:
+            common.update(coef_init=init[0], intercept_init=init[1])
+        elif init is not None:
+            common["coef_init"] = np.append(init[0], init[1] / s) if appended else init[0]
+        function = {"cd": dp_cd, "gcd": dp_gcd, "sgd": dp_sgd, "scd": dp_scd}[solver]
+        result = function(X, y, datafit, penalty, **common, **kw)
+        if appended:
+            return result.coef[:-1], result.coef[-1] * s, result
+        return result.coef, result.intercept, result
 
     def _fit_targets(self, X, targets, params, names):
         """Fit one model per target vector; the budget split over them (module doc).
 
-        Returns the coefficients (k, n_columns), the iteration counts and the
-        composed ledger.
+        Returns the coefficients (k, n_features), the intercepts (k,), the
+        iteration counts, the composed ledger and the solvers' results.
         """
         k = len(targets)
         epsilon, delta = params["epsilon"], params["delta"]
@@ -392,23 +421,24 @@ class DPLinearModel(BaseEstimator):
         kw["penalty"] = params["penalty"]
         generator = check_random_state(self.random_state)
         seeds = [generator] if k == 1 else generator.spawn(k)  # k = 1: the functional API's draws
-        init = self._warm_coef(params, k, X.shape[1])
+        init = self._warm_coef(params, k)
         solver = params["solver"]
         if init is not None and solver == "scd":
             warnings.warn("warm_start is ignored by solver='scd' (its dual state is not kept)",
                           UserWarning, stacklevel=3)
             init = None
 
+        def fit(c, budget):
+            return self._run(params, X, targets[c], *budget, dict(kw), seeds[c],
+                             None if init is None else (init[0][c], init[1][c]))
+
         each = _per_fit_budget(epsilon, delta, k)
-        results = [self._run(solver, X, targets[0], *each, dict(kw), seeds[0],
-                             None if init is None else init[0])]
-        if k > 1 and not self._within(results[0].privacy, k, epsilon, delta):
+        fits = [fit(0, each)]
+        if k > 1 and not self._within(fits[0][2].privacy, k, epsilon, delta):
             each = (epsilon / k, delta / k)  # basic composition: always within budget
-            results = [self._run(solver, X, targets[0], *each, dict(kw), seeds[0],
-                                 None if init is None else init[0])]
-        for c in range(1, k):
-            results.append(self._run(solver, X, targets[c], *each, dict(kw), seeds[c],
-                                     None if init is None else init[c]))
+            fits = [fit(0, each)]
+        fits += [fit(c, each) for c in range(1, k)]
+        results = [r for _, _, r in fits]
         for r in results:
             for name, description in leaks:
                 r.privacy.add_leak(name, description)
@@ -416,8 +446,9 @@ class DPLinearModel(BaseEstimator):
         if params["verbose"]:
             print(f"{type(self).__name__}: solver={solver!r}, {k} fit(s) at "
                   f"(epsilon, delta) = ({each[0]:.4g}, {each[1]:.3g}) each\n{ledger}")
-        coefs = np.vstack([r.coef for r in results])
-        return coefs, np.array([r.n_iter for r in results]), ledger, results
+        coefs = np.array([coef for coef, _, _ in fits])
+        intercepts = np.array([b for _, b, _ in fits], dtype=np.float64)
+        return coefs, intercepts, np.array([r.n_iter for r in results]), ledger, results
 
     @staticmethod
     def _within(ledger, k, epsilon, delta):
@@ -427,25 +458,20 @@ class DPLinearModel(BaseEstimator):
         total = _compose([ledger] * k, [str(c) for c in range(k)], delta)
         return total.get_epsilon(delta) <= epsilon
 
-    def _warm_coef(self, params, k, n_columns):
-        """The previous fit's coefficients (intercept column included), if warm."""
+    def _warm_coef(self, params, k):
+        """The previous fit's ``(coefs (k, n_features), intercepts (k,))``, if warm
+        (the intercepts None without ``fit_intercept``)."""
         if not (params["warm_start"] and hasattr(self, "coef_")):
             return None
-        coef = np.asarray(self.coef_, dtype=np.float64).reshape(k, -1) \
-            if np.size(self.coef_) == k * (n_columns - params["fit_intercept"]) else None
-        if coef is None:
+        if np.size(self.coef_) != k * self.n_features_in_:
             return None
-        if params["fit_intercept"]:
-            b = np.asarray(self.intercept_, dtype=np.float64).reshape(k, 1)
-            coef = np.hstack([coef, b / params["intercept_scaling"]])
-        return coef
+        coef = np.asarray(self.coef_, dtype=np.float64).reshape(k, -1)
+        if not params["fit_intercept"]:
+            return coef, [None] * k
+        return coef, np.asarray(self.intercept_, dtype=np.float64).reshape(k)
 
-    def _set_fitted(self, coefs, n_iter, ledger, params, results):
-        if params["fit_intercept"]:
-            intercept = coefs[:, -1] * params["intercept_scaling"]
-            coefs = coefs[:, :-1]
-        else:
-            intercept = np.zeros(coefs.shape[0])
+    def _set_fitted(self, coefs, intercepts, n_iter, ledger, params, results):
+        intercept = intercepts if params["fit_intercept"] else np.zeros(coefs.shape[0])
         self.privacy_ = ledger
         self.solver_ = params["solver"]
         self.n_iter_ = n_iter

@@ -51,8 +51,11 @@ COMMON_PARAMETERS = """\
         constant value ``intercept_scaling`` (nothing is computed from the data
         for it; it is private as every coefficient is).  Like liblinear's, this
         intercept is penalised as the other coefficients: a larger
-        ``intercept_scaling`` lessens the penalty's effect on it.
+        ``intercept_scaling`` lessens the penalty's effect on it.  DP-CD and
+        DP-GCD add the column inside their own layouts of X (their
+        ``fit_intercept``: no copy of X); DP-SGD and DP-SCD get it appended.
     intercept_scaling : float, default=1.0
+        The column's constant, in [1e-140, 1e140].
     solver_options : dict or None, default=None
         Further keyword arguments of the solver (e.g. ``{"averaging": True}``
         for DP-CD, ``{"sampling": "fixed"}`` for DP-SGD); they override the

@@ -31,8 +31,9 @@ class _DPRegressor(RegressorMixin, DPLinearModel):
         X, y = self._validate_fit(X, y)
         params = self._check_params(*X.shape)
         design = self._design(X, params)
-        coefs, n_iter, ledger, results = self._fit_targets(design, [y], params, ["model"])
-        coef, intercept = self._set_fitted(coefs, n_iter, ledger, params, results)
+        coefs, intercepts, n_iter, ledger, results = self._fit_targets(design, [y], params,
+                                                                       ["model"])
+        coef, intercept = self._set_fitted(coefs, intercepts, n_iter, ledger, params, results)
         self.coef_, self.intercept_, self.n_iter_ = coef[0], float(intercept[0]), int(n_iter[0])
         return self
 
@@ -66,7 +67,8 @@ class DPLasso(_DPRegressor):
     >>> X = sp.random(500, 2000, density=0.01, format="csc", rng=0)
     >>> y = X[:, [0, 1]].toarray().sum(axis=1)
     >>> M = np.full(2000, 2.0 * X.power(2).sum(axis=0).max() / 500)  # pretend public
-    >>> est = DPLasso(alpha=0.01, epsilon=1.0, smoothness=M, random_state=0).fit(X, y)
+    >>> est = DPLasso(alpha=0.01, epsilon=1.0, smoothness=M, target_bound=2.0,  # |y| <= 2
+    ...               random_state=0).fit(X, y)
     >>> est.privacy_.epsilon <= 1.0
     True
     """

@@ -25,8 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import (check_bool, check_privacy_budget, check_random_state,
-                           check_real, check_X_y)
+from .._validation import (SCALE_LIMIT, check_bool, check_privacy_budget,
+                           check_random_state, check_real, check_X_y)
 from .._kernels import kernel_id
 from ..privacy import PrivacyLedger
 from ..datafits import _Datafit
@@ -34,7 +34,7 @@ from ..penalties import as_penalty
 from ._result import NonPrivateDiagnostics, Result
 from ._smoothness import clip_thresholds, resolve_smoothness
 
-__all__ = ["Problem", "check_problem", "Budget", "CoordinateConstants",
+__all__ = ["Problem", "check_problem", "check_intercept", "constant_column", "Budget", "CoordinateConstants",
            "coordinate_constants", "PrivateSolver", "KernelOutput", "check_clip", "check_coef_init", "csr_rows",
            "result_of"]
 
@@ -55,12 +55,19 @@ def check_datafit(datafit):
 
 @dataclass(frozen=True)
 class Problem:
-    """A validated problem: canonical CSC ``X``, float64 ``y``, datafit, penalty."""
+    """A validated problem: canonical CSC ``X``, float64 ``y``, datafit, penalty.
+
+    ``intercept_scaling`` (None: no intercept): the model has one more
+    coordinate, last, the public column ``intercept_scaling * 1`` (liblinear's
+    intercept: an extra feature, penalised like the others).  The solvers
+    handle it in their own layouts of X: ``[X, s * 1]`` is never built.
+    """
 
     X: object
     y: np.ndarray
     datafit: object
     penalty: object
+    intercept_scaling: float = None
 
     @property
     def n(self):
@@ -68,26 +75,88 @@ class Problem:
 
     @property
     def p(self):
-        return self.X.shape[1]
+        """The number of coordinates (X's columns, and the intercept column)."""
+        return self.X.shape[1] + (self.intercept_scaling is not None)
+
+    @property
+    def intercept_column(self):
+        """The public intercept column as an (n, 1) CSC array (O(n)), or None."""
+        if self.intercept_scaling is None:
+            return None
+        return constant_column(self.n, self.intercept_scaling, self.X.indices.dtype)
+
+    def margin(self, w):
+        """``[X, s * 1] @ w``, as scipy computes it (columns in order, the intercept's
+        term added last): the same floating-point values."""
+        if self.intercept_scaling is None:
+            return self.X @ w
+        z = self.X @ w[:-1]
+        z += self.intercept_scaling * w[-1]
+        return z
 
     def objective(self, w):
         """F(w) on the training data (non-private)."""
-        return self.datafit.value(self.X @ w, self.y) + self.penalty.value(w)
+        return self.datafit.value(self.margin(w), self.y) + self.penalty.value(w)
+
+    def split(self, w):
+        """``(coef, intercept)`` of a vector of the p coordinates."""
+        if self.intercept_scaling is None:
+            return w, 0.0
+        return w[:-1], float(w[-1] * self.intercept_scaling)
 
 
-def check_coef_init(coef_init, p):
+def constant_column(n, value, index_dtype=np.int32):
+    """The (n, 1) canonical CSC column ``value * 1``."""
+    column = sp.csc_array((np.full(n, float(value)), np.arange(n, dtype=index_dtype),
+                           np.array([0, n], dtype=index_dtype)), shape=(n, 1))
+    column.has_canonical_format = True
+    return column
+
+
+def check_intercept(fit_intercept, intercept_scaling):
+    """None (no intercept), or the intercept column's public constant.
+
+    ``intercept_scaling`` must lie in ``[1 / SCALE_LIMIT, SCALE_LIMIT]``, as
+    any column's largest entry (:func:`sparsedp._validation.check_X`).
+    """
+    if not check_bool(fit_intercept, "fit_intercept"):
+        return None
+    return check_real(intercept_scaling, "intercept_scaling", low=1.0 / SCALE_LIMIT,
+                      include_low=True, high=SCALE_LIMIT, include_high=True)
+
+
+def check_coef_init(coef_init, p, intercept_init=None, intercept_scaling=None):
     """None, or the starting point as a new finite float64 array of shape (p,).
 
     The starting point is public (a user's choice, or the private output of an
-    earlier fit): starting from it is post-processing of what it reveals.
+    earlier fit): starting from it is post-processing of what it reveals.  With
+    an intercept column (``intercept_scaling`` not None) ``p`` counts it:
+    ``coef_init`` has ``p - 1`` entries and the column's coefficient starts at
+    ``intercept_init / intercept_scaling`` (0 if None).
     """
-    if coef_init is None:
+    if intercept_scaling is None:
+        if intercept_init is not None:
+            raise ValueError("intercept_init needs fit_intercept=True")
+        return _check_start(coef_init, p, "coef_init")
+    if coef_init is None and intercept_init is None:
         return None
-    w = np.array(coef_init, dtype=np.float64)
+    w = np.zeros(p)
+    if coef_init is not None:
+        w[:-1] = _check_start(coef_init, p - 1, "coef_init")
+    if intercept_init is not None:
+        b = check_real(intercept_init, "intercept_init", low=-math.inf)
+        w[-1] = b / intercept_scaling
+    return w
+
+
+def _check_start(values, p, name):
+    if values is None:
+        return None
+    w = np.array(values, dtype=np.float64)
     if w.shape != (p,):
-        raise ValueError(f"coef_init must have shape ({p},) (n_features), got {w.shape}")
+        raise ValueError(f"{name} must have shape ({p},) (n_features), got {w.shape}")
     if not np.all(np.isfinite(w)):
-        raise ValueError("coef_init contains NaN or infinite values")
+        raise ValueError(f"{name} contains NaN or infinite values")
     return w
 
 
@@ -113,13 +182,15 @@ def csr_rows(X, index_dtype=np.int32):
     return indptr, indices, data, norms
 
 
-def check_problem(X, y, datafit, penalty):
-    """Validate the data and the model once; return a :class:`Problem`."""
+def check_problem(X, y, datafit, penalty, fit_intercept=False, intercept_scaling=1.0):
+    """Validate the data and the model once; return a :class:`Problem`
+    (:func:`check_intercept`: the public intercept column)."""
     datafit = check_datafit(datafit)
     penalty = as_penalty(penalty)
     kernel_id(penalty)  # the kernels' penalty: a subclass without its own id is refused
+    scaling = check_intercept(fit_intercept, intercept_scaling)
     X, y = check_X_y(X, y, datafit)
-    return Problem(X, y, datafit, penalty)
+    return Problem(X, y, datafit, penalty, scaling)
 
 
 @dataclass(frozen=True)
@@ -164,7 +235,8 @@ def coordinate_constants(problem, smoothness, clip, step_size, budget, feature_b
     """
     M, epsilon_left, mu_left = resolve_smoothness(
         problem.X, problem.datafit, smoothness, budget.epsilon, feature_bounds, generator,
-        ledger, delta=budget.delta, mechanism=mechanism)
+        ledger, delta=budget.delta, mechanism=mechanism,
+        intercept=problem.intercept_column)
     with np.errstate(over="ignore"):
         steps = np.divide(step_size, M, out=np.zeros(problem.p), where=M > 0)
     if not np.all(np.isfinite(steps)):
@@ -227,16 +299,18 @@ class PrivateSolver:
 
     def fit(self, X, y, datafit, penalty, *, epsilon, delta, clip, step_size, smoothness,
             feature_bounds, random_state, trace, diagnostics, smoothness_mechanism="laplace",
-            coef_init=None, **options):
+            coef_init=None, fit_intercept=False, intercept_scaling=1.0, intercept_init=None,
+            **options):
         """Run the steps in order (module docstring) and return the Result."""
-        problem = check_problem(X, y, datafit, penalty)
+        problem = check_problem(X, y, datafit, penalty, fit_intercept, intercept_scaling)
         epsilon, delta = check_privacy_budget(epsilon, delta)
         clip = check_clip(clip, epsilon)
         step_size = check_real(step_size, "step_size")
         trace = check_bool(trace, "trace")
         diagnostics = check_bool(diagnostics, "diagnostics")
         options = self.check_options(problem, **options)
-        options["coef_init"] = check_coef_init(coef_init, problem.p)
+        options["coef_init"] = check_coef_init(coef_init, problem.p, intercept_init,
+                                               problem.intercept_scaling)
         generator = check_random_state(random_state)
         ledger = PrivacyLedger(delta=delta)
 
@@ -262,8 +336,9 @@ def result_of(problem, out, ledger, diagnostics):
     if diagnostics:
         diag = NonPrivateDiagnostics(objective=problem.objective(out.coef), trace=out.trace,
                                      counters=out.counters)
-    return Result(coef=out.coef, n_iter=out.n_iter, privacy=ledger, info=out.info,
-                  diagnostics=diag)
+    coef, intercept = problem.split(out.coef)
+    return Result(coef=coef, n_iter=out.n_iter, privacy=ledger, info=out.info,
+                  diagnostics=diag, intercept=intercept)
 
 
 def record_no_noise(ledger):

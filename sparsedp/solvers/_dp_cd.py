@@ -74,7 +74,8 @@ class DPCD(PrivateSolver):
             mode, noise = "grid", release.noise
             grid, inv_grid = float(release.grid), float(release.inv_grid)
         w = np.zeros(p) if options["coef_init"] is None else options["coef_init"].copy()
-        blocks = CoordinateBlocks(X, constants.steps, constants.thresholds, w)  # holds theta
+        blocks = CoordinateBlocks(X, constants.steps, constants.thresholds, w,  # holds theta
+                                  intercept_scaling=problem.intercept_scaling)
         streams = RandomStreams(p, *split_generator(generator), selection=options["order"],
                                 noise=noise)
         every = max(1, int(round(options["trace_every"] * p)))
@@ -82,7 +83,7 @@ class DPCD(PrivateSolver):
         for t in range(T):
             blocks.set_theta(w)
             blocks.reset_average()
-            margin = X @ w
+            margin = problem.margin(w)
             deriv = datafit.derivative(margin, y)
             k = 0
             while k < K:
@@ -116,7 +117,8 @@ class DPCD(PrivateSolver):
 def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_size=1.0,
           outer=1, smoothness=None, feature_bounds=None, smoothness_mechanism="laplace",
           averaging=True, order="uniform", random_state=None, trace=False,
-          trace_every=1.0, diagnostics=False, selection=None, coef_init=None):
+          trace_every=1.0, diagnostics=False, selection=None, coef_init=None,
+          fit_intercept=False, intercept_scaling=1.0, intercept_init=None):
     """Differentially private proximal randomized coordinate descent (DP-CD).
 
     Minimises ``F(w) = (1/n) sum_i loss(x_i . w, y_i) + penalty(w)`` under
@@ -183,6 +185,22 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         The starting point (default 0).  Public: a user's choice or the output
         of an earlier private fit (a warm start is post-processing of it, but
         the two fits on the same data compose: add up their privacy reports).
+    fit_intercept : bool, default=False
+        Fit an intercept b, the model ``X @ coef + b``, as liblinear does: one
+        more coordinate, the public column ``intercept_scaling * 1`` appended
+        to X, penalised, clipped, noised and counted like the others (the fit
+        is that on ``[X, intercept_scaling * 1]``, the same numbers for the
+        same seed, but the column is handled inside the solver's own layout of
+        X: no copy of X is made).  Its smoothness constant ``beta *
+        intercept_scaling**2`` and its bound ``intercept_scaling`` are public:
+        ``smoothness`` (an array) and ``feature_bounds`` describe X's columns
+        only.  ``n_iter`` and the privacy report count the extra coordinate
+        (``passes * (n_features + 1)`` updates).
+    intercept_scaling : float, default=1.0
+        The intercept column's constant s, in [1e-140, 1e140]; ``b = s w_b``.
+        A larger s lets b move further at the same penalty.
+    intercept_init : float, optional
+        The starting intercept (default 0; public, as ``coef_init``).
     random_state : None, int, SeedSequence or numpy Generator
         Source of the coordinate choices and of the noise (reproducible).
     trace : bool, default=False
@@ -200,7 +218,8 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
     Returns
     -------
     Result
-        ``coef`` (the private output), ``n_iter`` (coordinate updates T K),
+        ``coef`` (the private output, shape (n_features,)), ``intercept`` (b,
+        0 without ``fit_intercept``), ``n_iter`` (coordinate updates T K),
         ``privacy`` (a :class:`~sparsedp.privacy.PrivacyLedger`), ``info``
         (public values: ``noise_multiplier``, ``smoothness``,
         ``clip_thresholds``, ``noise_scales``, ``step_sizes``, ``inner_steps``,
@@ -231,7 +250,9 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         step_size=step_size, smoothness=smoothness, feature_bounds=feature_bounds,
         smoothness_mechanism=smoothness_mechanism, random_state=random_state,
         trace=trace, diagnostics=diagnostics, passes=passes, outer=outer,
-        averaging=averaging, order=order, trace_every=trace_every, coef_init=coef_init)
+        averaging=averaging, order=order, trace_every=trace_every, coef_init=coef_init,
+        fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
+        intercept_init=intercept_init)
 
 
 def split_generator(generator):

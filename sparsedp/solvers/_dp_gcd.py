@@ -235,14 +235,19 @@ class DPGCD(PrivateSolver):
         def kept(a):
             return a[live] if dead else a
 
-        kernel = GreedyKernel(_columns(X, live) if dead else X, y, kernel_id(datafit),
+        scaling = problem.intercept_scaling
+        if scaling is not None and live[-1] != X.shape[1]:
+            scaling = None  # the intercept column never moves: left out as any M_j = 0
+        features = live[:live.size - (scaling is not None)]
+        kernel = GreedyKernel(_columns(X, features) if dead else X, y, kernel_id(datafit),
                               *(kept(a) for a in (constants.smoothness, C_kernel,
                                                   constants.steps)),
                               penalty.l1, penalty.l2, options["rule"], kernel_selection,
                               plan["scale"], release_mode, noise,
                               *(kept(a) for a in (grid, inv_grid, noise_scales)),
                               generator, options["refresh_every"],
-                              coef_init=None if init is None else kept(init))
+                              coef_init=None if init is None else kept(init),
+                              intercept_scaling=scaling)
         tr = None
         if trace:
             values = [datafit.value(kernel.margins, y)]
@@ -285,7 +290,8 @@ def _columns(X, columns):
 def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_size=1.0,
            rule="gs-r", selection=None, smoothness=None, feature_bounds=None,
            gradient_noise="laplace", random_state=None, trace=False,
-           refresh_every=1000, diagnostics=False, coef_init=None):
+           refresh_every=1000, diagnostics=False, coef_init=None, fit_intercept=False,
+           intercept_scaling=1.0, intercept_init=None):
     """Differentially private (proximal) greedy coordinate descent (DP-GCD).
 
     Minimises ``F(w) = (1/n) sum_i loss(x_i . w, y_i) + penalty(w)`` under
@@ -352,6 +358,16 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
         Iterations between full recomputations of the incrementally kept gradient.
     coef_init : array of shape (n_features,), optional
         The starting point (default 0; public, as in :func:`dp_cd`).
+    fit_intercept : bool, default=False
+        Fit an intercept b (``X @ coef + b``) as one more coordinate, the public
+        column ``intercept_scaling * 1``, selected, clipped and noised like the
+        others, packed in the kernel's own records of X (no copy of X): as in
+        :func:`dp_cd`, the same numbers as a fit on ``[X, intercept_scaling *
+        1]``; ``smoothness`` and ``feature_bounds`` describe X's columns only.
+    intercept_scaling : float, default=1.0
+        The intercept column's constant s (``b = s w_b``), in [1e-140, 1e140].
+    intercept_init : float, optional
+        The starting intercept (default 0).
     diagnostics : bool, default=False
         Also compute :class:`~sparsedp.solvers.NonPrivateDiagnostics`: the
         objective F at ``coef`` on the training data and the kernel's
@@ -363,7 +379,8 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
     Returns
     -------
     Result
-        ``coef``, ``n_iter``, ``privacy`` (a
+        ``coef`` (shape (n_features,)), ``intercept`` (b; 0 without
+        ``fit_intercept``), ``n_iter``, ``privacy`` (a
         :class:`~sparsedp.privacy.PrivacyLedger`), ``info`` (public values and
         private outputs: ``epsilon0``, ``selection``, ``rule``,
         ``selection_scale`` b, ``score_sensitivity``, ``gradient_noise``,
@@ -392,4 +409,5 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
         step_size=step_size, smoothness=smoothness, feature_bounds=feature_bounds,
         random_state=random_state, trace=trace, diagnostics=diagnostics, n_iter=n_iter,
         rule=rule, selection=selection, gradient_noise=gradient_noise,
-        refresh_every=refresh_every, coef_init=coef_init)
+        refresh_every=refresh_every, coef_init=coef_init, fit_intercept=fit_intercept,
+        intercept_scaling=intercept_scaling, intercept_init=intercept_init)

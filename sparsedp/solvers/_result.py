@@ -80,6 +80,10 @@ class Result:
         None unless asked for (``diagnostics=True`` or ``trace=True``; always
         filled by the exact solver).  Non-private diagnostic: computed on the
         training data without privacy, not covered by the privacy report.
+    intercept : float
+        The intercept b of the model ``X @ coef + b`` (private output):
+        ``intercept_scaling`` times the public intercept column's coefficient
+        with ``fit_intercept=True`` (DP-CD, DP-GCD), else 0.
     """
 
     coef: np.ndarray
@@ -88,6 +92,7 @@ class Result:
     info: dict = field(default_factory=dict)
     converged: Optional[bool] = None
     diagnostics: Optional[NonPrivateDiagnostics] = None
+    intercept: float = 0.0
 
     @property
     def objective(self):

@@ -26,6 +26,14 @@ def _leak(ledger, name, description, stacklevel=4):
     ledger.add_leak(name, description)
 
 
+def _columns_of(X, intercept, function):
+    """``function`` (a per-column reduction) over the columns of ``[X, intercept]``,
+    computed on each part (``intercept``: the (n, 1) public column, or None)."""
+    if intercept is None:
+        return function(X)
+    return np.concatenate([function(X), function(intercept)])
+
+
 def _clipped_sums(X, datafit, bounds):
     """sum_i min(beta X_ij^2, b_j) for every column j (n terms in [0, b_j] each)."""
     n, p = X.shape
@@ -36,7 +44,7 @@ def _clipped_sums(X, datafit, bounds):
 
 
 def private_smoothness(X, datafit, epsilon, feature_bounds, generator, *,
-                       mechanism="laplace", noise_multiplier=None):
+                       mechanism="laplace", noise_multiplier=None, intercept=None):
     """Private estimate of ``M_j`` (DP-CD-P): Laplace (epsilon-DP) or Gaussian.
 
     Per-sample constants ``beta X_ij^2`` are clipped to ``b_j = beta B_j^2``
@@ -63,6 +71,9 @@ def private_smoothness(X, datafit, epsilon, feature_bounds, generator, *,
     heavy-tailed feature whose public bound is loose) makes coordinate descent
     overshoot by the same factor.  The clipped averages never exceed ``b_j``.
 
+    ``intercept`` (an (n, 1) column, or None): the estimate for ``[X,
+    intercept]`` (one more coordinate, last), without building it.
+
     Returns
     -------
     M : ndarray of shape (n_features,)
@@ -73,9 +84,11 @@ def private_smoothness(X, datafit, epsilon, feature_bounds, generator, *,
         The integer sampler's relative error (``PrivacyLedger.add_sampler_error``,
         one draw per coordinate).
     """
-    n, p = X.shape
+    n, p = X.shape[0], X.shape[1] + (intercept is not None)
     bounds = datafit.beta * np.asarray(feature_bounds, dtype=np.float64) ** 2
-    sums = _clipped_sums(X, datafit, bounds)
+    sums = _clipped_sums(X, datafit, bounds[:X.shape[1]])
+    if intercept is not None:
+        sums = np.append(sums, _clipped_sums(intercept, datafit, bounds[-1:]))
     if mechanism == "laplace":
         multiplier, law = p / epsilon, "laplace"
     elif mechanism == "gaussian":
@@ -94,7 +107,7 @@ def private_smoothness(X, datafit, epsilon, feature_bounds, generator, *,
 
 
 def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generator,
-                       ledger, *, delta=None, mechanism="laplace"):
+                       ledger, *, delta=None, mechanism="laplace", intercept=None):
     """The smoothness constants a private solver uses, and the budget left.
 
     Parameters
@@ -118,6 +131,13 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
     delta : float, optional
         Needed by ``"gaussian"`` (the GDP budget of (epsilon, delta)).
     mechanism : {"laplace", "gaussian"}
+    intercept : (n, 1) CSC array or None
+        The public intercept column ``s * 1`` (:class:`~sparsedp.solvers._base.Problem`):
+        one more coordinate, last, as if X were ``[X, intercept]`` (never
+        built).  An array ``smoothness`` and ``feature_bounds`` then describe X's
+        columns only: the column's constant ``beta s^2`` and bound ``s`` are
+        public and appended here; a private estimate or a leak treats it as
+        the last column of the data (the same values as on ``[X, intercept]``).
 
     Returns
     -------
@@ -139,7 +159,7 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
             _leak(ledger, "smoothness constants",
                   "M_j computed from the data without privacy budget; pass public "
                   "constants (smoothness=array) or a budget fraction (smoothness=0.1)")
-        return datafit.smoothness(X), epsilon, None
+        return _columns_of(X, intercept, datafit.smoothness), epsilon, None
     if np.ndim(smoothness) == 0:
         if isinstance(smoothness, numbers.Real) and not 0.0 < smoothness < 1.0:
             raise ValueError(
@@ -147,32 +167,40 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
                 f"the constants, in (0, 1); got {smoothness!r}")
         fraction = check_real(smoothness, "smoothness", high=1.0)
         if not math.isfinite(epsilon):
-            return datafit.smoothness(X), epsilon, None
+            return _columns_of(X, intercept, datafit.smoothness), epsilon, None
         if feature_bounds is None:
             feature_bounds = 2.0 * np.asarray(abs(X).max(axis=0).todense()).ravel()
             _leak(ledger, "feature bounds",
                   "the clipping bounds of the private smoothness estimate were taken as "
                   "twice each feature's largest |X_ij|; pass public feature_bounds")
-        bounds = np.broadcast_to(np.asarray(feature_bounds, dtype=np.float64), (p,))
+            if intercept is not None:  # as on [X, intercept]: twice its constant
+                feature_bounds = np.append(feature_bounds, 2.0 * intercept.data[0])
+        elif intercept is not None:
+            feature_bounds = np.append(np.broadcast_to(
+                np.asarray(feature_bounds, dtype=np.float64), (p,)), intercept.data[0])
+        bounds = np.broadcast_to(np.asarray(feature_bounds, dtype=np.float64),
+                                 (p + (intercept is not None),))
         if not (np.all(np.isfinite(bounds)) and np.all(bounds >= 0)):
             raise ValueError("feature_bounds must be finite and non-negative")
         if mechanism == "laplace":
             eps_m = fraction * epsilon
-            M, _, eta = private_smoothness(X, datafit, eps_m, bounds, generator)
+            M, _, eta = private_smoothness(X, datafit, eps_m, bounds, generator,
+                                           intercept=intercept)
             ledger.add_laplace(
                 "smoothness constants (discrete Laplace on a grid, scale p b_j rho / "
                 "(n eps'), L1 sensitivity p b_j rho / n)", 1.0 / eps_m, count=1)
-            ledger.add_sampler_error("smoothness constants' integer noise", eta, count=p)
+            ledger.add_sampler_error("smoothness constants' integer noise", eta, count=M.size)
             return M, epsilon - eps_m, None
         # Gaussian: split the GDP budget mu^2 of (epsilon, delta) exactly
         mu = 1.0 / calibrate_gaussian(epsilon, delta, 1)
         z_m = 1.0 / (math.sqrt(fraction) * mu)
         M, _, eta = private_smoothness(X, datafit, None, bounds, generator,
-                                       mechanism="gaussian", noise_multiplier=z_m)
+                                       mechanism="gaussian", noise_multiplier=z_m,
+                                       intercept=intercept)
         ledger.add_gaussian(
             "smoothness constants (discretised Gaussian on a grid, L2 sensitivity "
             "sqrt(p) b_j rho / n, sigma_j = z sqrt(p) b_j rho / n)", z_m, count=1)
-        ledger.add_sampler_error("smoothness constants' integer noise", eta, count=p)
+        ledger.add_sampler_error("smoothness constants' integer noise", eta, count=M.size)
         return M, epsilon, math.sqrt(1.0 - fraction) * mu
     M = np.asarray(smoothness, dtype=np.float64)
     if M.shape != (p,):
@@ -181,6 +209,9 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
             f"({p},); got shape {M.shape}")
     if not (np.all(np.isfinite(M)) and np.all(M >= 0)):
         raise ValueError("smoothness constants must be finite and non-negative")
+    if intercept is not None:  # public: beta s^2
+        s = intercept.data[0]
+        M = np.append(M, datafit.beta * s * s)
     return M, epsilon, None
 
 
