@@ -323,6 +323,29 @@ def test_bad_data():
         DPLogisticRegression().fit(X, y)
 
 
+@pytest.mark.parametrize("fmt", ["csc", "csr"])
+def test_sparse_fast_validation_checks_y_as_scikit_learn(fmt):
+    # float64 CSC / CSR skip check_array; y is still checked as check_X_y checks it
+    from sklearn.exceptions import DataConversionWarning
+    X, y = regression()
+    X = X.asformat(fmt)
+    ref = DPRidge(random_state=0, target_bound=3.0).fit(X, y)
+    with pytest.warns(DataConversionWarning):
+        col = DPRidge(random_state=0, target_bound=3.0).fit(X, y.reshape(-1, 1))
+    np.testing.assert_array_equal(col.coef_, ref.coef_)
+    assert col.n_features_in_ == X.shape[1] and not hasattr(col, "feature_names_in_")
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        DPRidge().fit(X, y[:-1])
+    y_bad = y.copy()
+    y_bad[0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        DPRidge().fit(X, y_bad)
+    with pytest.raises(ValueError, match="[Cc]omplex"):
+        DPRidge().fit(X, y.astype(complex))
+    obj = DPRidge(random_state=0, target_bound=3.0).fit(X, y.astype(object))
+    np.testing.assert_array_equal(obj.coef_, ref.coef_)
+
+
 def test_solver_constraints():
     X, y = classification()
     with pytest.raises(ValueError, match="penalty='l2'"):

@@ -20,7 +20,8 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import (assert_all_finite, check_consistent_length,
+                                      check_is_fitted, column_or_1d, validate_data)
 
 from .._validation import (check_bool, check_integer, check_option, check_real,
                            check_random_state, check_X, mark_checked)
@@ -150,6 +151,19 @@ def _with_intercept_column(Xc, scaling):
                      shape=(n, p + 1))
     A.has_canonical_format = True  # X's columns were, the new one is sorted
     return mark_checked(A)
+
+
+def _check_y(X, y, numeric):
+    """y as scikit-learn's ``check_X_y`` returns it (1-d, finite, as long as X; object
+    arrays as float64 for a regressor), with its errors."""
+    y = column_or_1d(y, warn=True)
+    assert_all_finite(y, input_name="y")
+    if np.iscomplexobj(y):
+        raise ValueError("Complex data not supported")
+    check_consistent_length(X, y)
+    if numeric and y.dtype.kind == "O":
+        y = y.astype(np.float64)
+    return y
 
 
 def _compose(ledgers, names, delta):
@@ -310,12 +324,16 @@ class DPLinearModel(BaseEstimator):
         extra = params["fit_intercept"]
         s = params["intercept_scaling"]
         beta = self._datafit().beta
+        trace = None  # sum_j M_j, from public constants or (an upper bound) public bounds
         if smoothness is not None and np.ndim(smoothness) == 1:
             M = np.asarray(smoothness, dtype=np.float64)
             if M.shape != (n_features,):
                 raise ValueError(f"smoothness must be a float in (0, 1) or an array of shape "
                                  f"({n_features},), got shape {M.shape}")
-            if extra:  # the intercept column's constant is public: beta * scaling**2
+            # the intercept column's constant is public: beta * scaling**2 (appended here,
+            # or by a solver that fits the intercept itself)
+            trace = float(np.sum(M)) + (beta * s * s if extra else 0.0)
+            if extra and not params["native_intercept"]:
                 M = np.append(M, beta * s * s)
             smoothness = M
         elif smoothness is not None:
@@ -332,15 +350,10 @@ class DPLinearModel(BaseEstimator):
             bounds = np.append(b, s) if extra else b
         elif bounds is not None and extra:
             bounds = np.append(np.full(n_features, check_real(bounds, "feature_bounds")), s)
-        trace = None  # sum_j M_j, from public constants or (an upper bound) public bounds
-        if smoothness is not None and np.ndim(smoothness) == 1:
-            trace = float(np.sum(smoothness))
-        elif bounds is not None:
+        if trace is None and bounds is not None:
             b = np.broadcast_to(np.asarray(bounds, dtype=np.float64), (n_features + extra,))
             trace = beta * float(np.sum(b * b))
         if params["native_intercept"]:  # the solver appends the column's public values
-            if smoothness is not None and np.ndim(smoothness) == 1:
-                smoothness = smoothness[:n_features]
             if bounds is not None and np.ndim(self.feature_bounds) == 0:
                 bounds = self.feature_bounds
             elif bounds is not None:
@@ -368,6 +381,12 @@ class DPLinearModel(BaseEstimator):
 
     def _validate_fit(self, X, y):
         # NaN / inf: check_X's O(nnz) check (in _design), not scikit-learn's too
+        if (sp.issparse(X) and X.format in ("csc", "csr") and X.dtype == np.float64
+                and min(X.shape) > 0):
+            # already what check_array would return: only n_features_in_ (and no feature
+            # names) from validate_data, and y checked as check_X_y checks it
+            validate_data(self, X, skip_check_array=True)
+            return X, _check_y(X, y, numeric=not self._classifier())
         return validate_data(self, X, y, y_numeric=not self._classifier(),
                              ensure_all_finite=False, **self._input)
 
