@@ -18,20 +18,22 @@ Solvers (each at the variant ``defaults.py`` recommends):
 * DP-SGD (L2 families only; it never won on L1 in ``defaults.py``): Poisson
   batches of expected size ``min(64, n // 4)``, passes ``SGD_PASSES``.
 
-Families (each at the n/p ratios ``RATIOS`` where the data allow):
+Families (each at the n/p ratios ``RATIOS`` where the data allow; the run of
+docs/defaults.rst: ``--ratios 1 3 10 30 100 300``, then ``--families california
+electricity --ratios 1000``, appended to the same CSV):
 
-* ``lasso``: squared + L1, ``make_sparse_lasso(n, 100, 10, noise=0.1)``, public
+* ``lasso``: squared + L1, ``make_sparse_lasso(n, 50, 10, noise=0.1)``, public
   ``M_j = 2`` (as ``defaults.py``'s synthetic problems);
-* ``logistic-l1``: logistic + L1, ``make_quasi_sparse(n, 100, n_nonzero=10,
+* ``logistic-l1``: logistic + L1, ``make_quasi_sparse(n, 50, n_nonzero=10,
   noise=0.1)`` (labels the sign);
 * ``logistic-l2``: the same data, logistic + L2(1/n);
-* ``california``: squared + L1 (raw features, y / 1e5), a random subset of
-  n = ratio x 8 rows (ratio >= 10);
+* ``california``: squared + L1 (raw features, y / 1e5, lambda with 3 nonzeros
+  as in ``defaults.py``), a random subset of n = ratio x 8 rows (ratio >= 10);
 * ``electricity``: logistic + L2(1/n), a random subset of n = ratio x 8 rows;
 * ``dorothea``: logistic + L1 on the 800 train rows and the p = 800 / ratio
   most frequent columns (ratio <= 100).
 
-Every L1 strength is ``lam_max / 10`` (``LAMBDA_FRACTION``; ``lam_max`` the
+Every other L1 strength is ``lam_max / 10`` (``LAMBDA_FRACTION``; ``lam_max`` the
 smallest giving w* = 0): one exact solve per shape, where ``defaults.py``'s
 "k nonzeros" search needs some eighty (minutes at n = 10^5 with the logistic
 loss); the CSV gives w*'s nonzeros (``nnz``).
@@ -58,7 +60,7 @@ import scipy.sparse as sp
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import defaults  # noqa: E402
-from defaults import Problem, Sweep  # noqa: E402
+from defaults import Problem, Sweep, _l1_problem  # noqa: E402
 
 from sparsedp.datafits import Logistic, Squared  # noqa: E402
 from sparsedp.datasets import (load_california, load_dorothea, load_electricity,  # noqa: E402
@@ -69,16 +71,17 @@ from sparsedp.solvers import exact  # noqa: E402
 
 RESULTS = HERE / "results"
 RATIOS = (1, 3, 10, 30, 100, 300, 1000)
-P_SYNTH = 100
+P_SYNTH = 50
 #: lambda = lam_max / LAMBDA_FRACTION on the L1 families (one exact solve each)
 LAMBDA_FRACTION = 10.0
-STEPS = (0.1, 0.3, 1.0, 3.0)
+STEPS = (0.1, 0.3, 1.0)  # DP-CD (measured best: 0.3 and 1)
+GCD_STEPS = (0.3, 1.0, 3.0)  # DP-GCD (measured best: 1 and 3)
 SGD_STEPS = (1e-2, 1e-1, 1.0)
-KAPPAS = (0.0316, 0.1, 0.316, 1.0, 3.16, 10.0)
+KAPPAS = (0.1, 0.316, 1.0, 3.16)
 CD_PASSES = (2, 5, 20, 50)
 GCD_ITERS = (1, 3, 10, 30, 100)
 SGD_PASSES = (5, 20)
-QUICK = {"STEPS": (0.3, 1.0), "SGD_STEPS": (0.1,), "KAPPAS": (0.316, 3.16),
+QUICK = {"STEPS": (0.3, 1.0), "GCD_STEPS": (1.0,), "SGD_STEPS": (0.1,), "KAPPAS": (0.316, 3.16),
          "CD_PASSES": (5,), "GCD_ITERS": (3,), "SGD_PASSES": (5,)}
 FAMILIES = ("lasso", "logistic-l1", "logistic-l2", "california", "electricity", "dorothea")
 PENALTY = {"lasso": "L1", "logistic-l1": "L1", "california": "L1", "dorothea": "L1",
@@ -138,7 +141,9 @@ def make_problem(family, ratio):
     if family == "california":
         X, y = load_california()
         rows = _rows(X.shape[0], ratio * 8)
-        return _l1(name, X[rows], y[rows] / 1e5, Squared())
+        pb = _l1_problem(name, X[rows], y[rows] / 1e5, Squared(), 3)  # as defaults.py
+        pb.nnz = 3
+        return pb
     if family == "electricity":
         X, y = load_electricity()
         rows = _rows(X.shape[0], ratio * 8)
@@ -160,7 +165,8 @@ def run_unit(family, ratio, grid, seeds, epsilon):
     t0 = time.perf_counter()
     pb = make_problem(family, ratio)
     n, p = pb.X.shape
-    solvers = [(*CD, grid["CD_PASSES"], grid["STEPS"]), (*GCD, grid["GCD_ITERS"], grid["STEPS"])]
+    solvers = [(*CD, grid["CD_PASSES"], grid["STEPS"]),
+               (*GCD, grid["GCD_ITERS"], grid["GCD_STEPS"])]
     if PENALTY[family] == "L2":
         solvers.append((*SGD, grid["SGD_PASSES"], grid["SGD_STEPS"]))
     rows = []
@@ -197,13 +203,15 @@ def table(best):
     shapes = sorted({(b["family"], b["epsilon"], b["ratio"]) for b in best},
                     key=lambda s: (FAMILIES.index(s[0]), s[1], s[2]))
     for family, eps, ratio in shapes:
-        cells = [b for b in best if (b["family"], b["epsilon"], b["ratio"]) == (family, eps, ratio)]
+        cells = [b for b in best
+                 if (b["family"], b["epsilon"], b["ratio"]) == (family, eps, ratio)]
         head = cells[0]
         text = "; ".join(f"{b['solver']} {b['mean']:.4g} +- {b['std']:.1g} "
                          f"(budget {b['budget']:g}, step {b['step']:g}, kappa {b['kappa']:g})"
                          for b in cells)
         lines.append(f"  {family:<12} eps {eps:<4g} n/p {ratio:<5g} n={head['n']:<6} "
-                     f"p={head['p']:<4} nnz* {head['nnz']:<3g} F(0) {head['f0']:<8.4g} {text}  -> {head['winner']}")
+                     f"p={head['p']:<4} nnz* {head['nnz']:<3g} F(0) {head['f0']:<8.4g} "
+                     f"{text}  -> {head['winner']}")
     return lines
 
 
@@ -220,8 +228,8 @@ def main(argv=None):
                         help="CSV of every configuration (default results/auto_boundary"
                              "[_quick].csv); appended to if it exists")
     args = parser.parse_args(argv)
-    grid = dict(STEPS=STEPS, SGD_STEPS=SGD_STEPS, KAPPAS=KAPPAS, CD_PASSES=CD_PASSES,
-                GCD_ITERS=GCD_ITERS, SGD_PASSES=SGD_PASSES)
+    grid = dict(STEPS=STEPS, GCD_STEPS=GCD_STEPS, SGD_STEPS=SGD_STEPS, KAPPAS=KAPPAS,
+                CD_PASSES=CD_PASSES, GCD_ITERS=GCD_ITERS, SGD_PASSES=SGD_PASSES)
     if args.quick:
         grid.update(QUICK)
     seeds = args.seeds or (2 if args.quick else 3)
@@ -230,7 +238,7 @@ def main(argv=None):
 
     units = [(f, r) for f in args.families for r in args.ratios if available(f, r)]
     # the largest first, so that two workers finish together
-    units.sort(key=lambda u: -(u[1] * (8 if u[0] in ("california", "electricity") else 100)))
+    units.sort(key=lambda u: -(u[1] * (8 if u[0] in ("california", "electricity") else P_SYNTH)))
     t0 = time.perf_counter()
     if args.n_jobs == 1:
         results = (run_unit(f, r, grid, seeds, args.epsilon) for f, r in units)
@@ -263,7 +271,8 @@ def main(argv=None):
         writer.writeheader()
         writer.writerows(best)
     lines = [f"# python experiments/auto_boundary.py {' '.join(argv or sys.argv[1:])}",
-             f"delta=1/n^2, {seeds} seeds; steps {list(grid['STEPS'])} (DP-SGD "
+             f"delta=1/n^2, {seeds} seeds; steps DP-CD {list(grid['STEPS'])}, DP-GCD "
+             f"{list(grid['GCD_STEPS'])}, DP-SGD "
              f"{list(grid['SGD_STEPS'])}); kappas {list(grid['KAPPAS'])}; DP-CD passes "
              f"{list(grid['CD_PASSES'])}, DP-GCD n_iter {list(grid['GCD_ITERS'])}, DP-SGD "
              f"passes {list(grid['SGD_PASSES'])}", *table(best),

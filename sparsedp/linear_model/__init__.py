@@ -8,11 +8,11 @@ Each is thin over :mod:`sparsedp.solvers` (the backend other libraries call
 directly); after ``fit``: ``coef_``, ``intercept_``, ``n_iter_``, ``classes_``
 (classifiers) and ``privacy_``, the report of what the fit spent.
 """
-from ._base import (DEFAULT_SOLVER_OPTIONS, choose_solver, default_budget, default_delta,
-                    default_kappa)
+from ._base import (CD_MIN_RATIO, DEFAULT_SOLVER_OPTIONS, choose_solver, default_budget,
+                    default_delta, default_kappa)
 from ._classification import DPLinearSVC, DPLogisticRegression
 from ._regression import DPElasticNet, DPLasso, DPRidge
 
-__all__ = ["DEFAULT_SOLVER_OPTIONS", "DPElasticNet", "DPLasso", "DPLinearSVC",
+__all__ = ["CD_MIN_RATIO", "DEFAULT_SOLVER_OPTIONS", "DPElasticNet", "DPLasso", "DPLinearSVC",
            "DPLogisticRegression", "DPRidge", "choose_solver", "default_budget", "default_delta",
            "default_kappa"]

@@ -31,7 +31,7 @@ from ..privacy import PrivacyLedger, calibrate_gaussian, gdp_epsilon
 from ..solvers import dp_cd, dp_gcd, dp_scd, dp_sgd
 from ..solvers._base import check_intercept, constant_column
 
-__all__ = ["SOLVERS", "DEFAULT_SOLVER_OPTIONS", "choose_solver", "default_delta", "default_kappa"]
+__all__ = ["SOLVERS", "CD_MIN_RATIO", "DEFAULT_SOLVER_OPTIONS", "choose_solver", "default_delta", "default_kappa"]
 
 SOLVERS = ("auto", "cd", "gcd", "scd", "sgd")
 #: The solvers that fit the intercept themselves (``fit_intercept``): no copy of X
@@ -58,6 +58,10 @@ CONSTANT_KAPPA = 1.0
 #: DP-CD's step on the squared loss (M_j its exact curvature: gamma = 1 would follow
 #: the noise fully; 0.3 measured best on California, 1 on the logistic loss)
 SQUARED_CD_STEP = 0.3
+#: ``solver="auto"`` runs DP-CD when n/p exceeds this ratio, for a penalty with an
+#: L1 part ("l1": else DP-GCD) and without ("l2": else DP-SGD); measured at
+#: epsilon = 1 (:func:`choose_solver`, docs/defaults.rst)
+CD_MIN_RATIO = {"l1": 300.0, "l2": 1.0}
 #: DP-SGD's and DP-SCD's expected batch size (DP-SGD measured at 64), at most n
 DEFAULT_BATCH_SIZE = 64
 DEFAULT_SCD_CLIP = 1.0
@@ -119,22 +123,33 @@ def default_kappa(solver, n_samples, releases, epsilon, delta):
 def choose_solver(loss, l1, n_samples, n_features):
     """The solver ``solver="auto"`` runs (docs/defaults.rst, "solver='auto'").
 
-    Measured at epsilon = 1:
+    Measured at epsilon = 1 (``experiments/defaults.py`` and
+    ``experiments/auto_boundary.py``: each solver's best over its grid, n/p
+    from 1 to 2,580):
 
     * the hinge loss: DP-SCD (the only solver for a non-smooth loss);
-    * ``n_samples > n_features``: DP-CD (California, Electricity: 2 to 4 times
-      below DP-GCD);
-    * ``n_features >= n_samples`` and a penalty with an L1 part (``l1 > 0``):
-      DP-GCD (dorothea, the 1,000 x 1,000 and 200 x 5,000 synthetic problems:
-      the only solver that beats ``w = 0``);
-    * ``n_features >= n_samples`` without L1: DP-SGD (dorothea with L2: 47
-      against 77 for DP-GCD and 91 for ``w = 0``).
+    * a penalty with an L1 part (``l1 > 0``): DP-CD when ``n_samples >
+      CD_MIN_RATIO["l1"] * n_features`` (300), else DP-GCD.  DP-GCD won every
+      synthetic problem up to n/p = 300 (by up to 4 times) and California
+      subsampled to n/p = 100 to 1,000 (by up to 6.7 times); DP-CD won both
+      synthetic problems at n/p = 1,000 (1.3 to 1.5 times), full California
+      (n/p = 2,580) and dorothea's columns subsampled to n/p = 10 to 100, where
+      w* is dense (by up to 4.2 times: this rule's largest measured loss, the
+      smallest worst case of any ratio);
+    * no L1 part: DP-CD when ``n_samples > CD_MIN_RATIO["l2"] * n_features``
+      (n > p), else DP-SGD.  Electricity subsampled wants DP-CD from n/p = 30,
+      a nearly separable synthetic problem DP-SGD up to n/p = 300: every ratio
+      from 1 to 1,000 has a worst loss of 2.6 to 2.8 times (a tie), and n > p
+      is kept.
 
-    The switch between n/p = 1 and 2,580 was not measured: ``n > p`` is a guess.
+    The boundary depends on the problem, not on n/p alone (the sparsity of
+    w*, the separability of the data): the ratios give the smallest
+    worst-case loss over the problems measured, not a law.  Other epsilons:
+    not measured.
     """
     if loss == "hinge":
         return "scd"
-    if n_samples > n_features:
+    if n_samples > CD_MIN_RATIO["l1" if l1 > 0.0 else "l2"] * n_features:
         return "cd"
     return "gcd" if l1 > 0.0 else "sgd"
 
