@@ -249,7 +249,8 @@ def main(argv=None):
     rows = []
     if out.exists():
         with out.open() as fh:
-            rows = [{k: (v if k in ("family", "penalty", "solver") else float(v))
+            rows = [{k: (v if k in ("family", "penalty", "solver")
+                         else int(v) if k in ("n", "p", "nnz") else float(v))
                      for k, v in r.items()} for r in csv.DictReader(fh)]
     fields = ["family", "penalty", "ratio", "n", "p", "epsilon", "solver", "budget", "step",
               "kappa", "mean", "std", "f0", "f_star", "nnz"]
@@ -270,7 +271,8 @@ def main(argv=None):
         writer = csv.DictWriter(fh, fields + ["winner"])
         writer.writeheader()
         writer.writerows(best)
-    lines = [f"# python experiments/auto_boundary.py {' '.join(argv or sys.argv[1:])}",
+    lines = [f"# python experiments/auto_boundary.py {' '.join(argv or sys.argv[1:])} "
+             f"(this run's shapes; the table: every shape in {out.name})",
              f"delta=1/n^2, {seeds} seeds; steps DP-CD {list(grid['STEPS'])}, DP-GCD "
              f"{list(grid['GCD_STEPS'])}, DP-SGD "
              f"{list(grid['SGD_STEPS'])}); kappas {list(grid['KAPPAS'])}; DP-CD passes "

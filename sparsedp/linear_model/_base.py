@@ -125,7 +125,7 @@ def choose_solver(loss, l1, n_samples, n_features):
 
     Measured at epsilon = 1 (``experiments/defaults.py`` and
     ``experiments/auto_boundary.py``: each solver's best over its grid, n/p
-    from 1 to 2,580):
+    from 1 to 5,664):
 
     * the hinge loss: DP-SCD (the only solver for a non-smooth loss);
     * a penalty with an L1 part (``l1 > 0``): DP-CD when ``n_samples >
@@ -138,9 +138,9 @@ def choose_solver(loss, l1, n_samples, n_features):
       smallest worst case of any ratio);
     * no L1 part: DP-CD when ``n_samples > CD_MIN_RATIO["l2"] * n_features``
       (n > p), else DP-SGD.  Electricity subsampled wants DP-CD from n/p = 30,
-      a nearly separable synthetic problem DP-SGD up to n/p = 300: every ratio
-      from 1 to 1,000 has a worst loss of 2.6 to 2.8 times (a tie), and n > p
-      is kept.
+      a nearly separable synthetic problem DP-SGD from 10 to 1,000: a boundary
+      anywhere from n > p to n/p > 300 loses at worst 5.3 times, one from
+      1,000 up 5.0 times (a tie), and n > p is kept.
 
     The boundary depends on the problem, not on n/p alone (the sparsity of
     w*, the separability of the data): the ratios give the smallest

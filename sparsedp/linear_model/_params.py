@@ -10,8 +10,10 @@ COMMON_PARAMETERS = """\
     solver : {"auto", "cd", "gcd", "scd", "sgd"}, default="auto"
         DP-CD, DP-GCD, DP-SCD or DP-SGD (:mod:`sparsedp.solvers`); "auto" picks
         by the measured rule of :func:`sparsedp.linear_model.choose_solver`
-        (DP-CD when ``n_samples > n_features``; else DP-GCD with an L1 penalty,
-        DP-SGD without; DP-SCD for the hinge loss; docs/defaults.rst).  After fit, ``solver_`` says which ran.
+        (with an L1 penalty DP-CD when ``n_samples > 300 n_features``, else
+        DP-GCD; without, DP-CD when ``n_samples > n_features``, else DP-SGD;
+        DP-SCD for the hinge loss; :data:`~sparsedp.linear_model.CD_MIN_RATIO`,
+        docs/defaults.rst).  After fit, ``solver_`` says which ran.
     max_passes : float or None, default=None
         Passes over the data (DP-CD: coordinate updates / n_features; DP-SGD and
         DP-SCD: epochs).  None: :func:`~sparsedp.linear_model.default_budget`
