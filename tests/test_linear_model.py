@@ -434,19 +434,26 @@ _NOISY_ACCURACY = ("a private fit at epsilon = 1 on the check's 100-300 rows is 
                    "training accuracy is not always above the check's 0.83")
 
 
-def _expected_failures(estimator):
-    if isinstance(estimator, DPLinearSVC) and estimator.loss == "hinge":
-        return {"check_classifiers_train": _NOISY_ACCURACY}
-    return {}
-
-
 # The check's regression data are 200 x 10 (n/p = 20): solver="auto" runs DP-GCD for
 # an L1 penalty there, whose default budget (3 iterations) gives R^2 0.009 to 0.77 over
 # seeds 0-3, below the check's 0.5 at seed 0 (DP-CD: 0.50 to 0.75); DP-GCD's defaults
 # at small n are not measured yet (docs/defaults.rst, "solver='auto'"), so the L1
-# regressors are checked with DP-CD.
+# regressors are checked with DP-CD too, where every check holds.
+_NOISY_R2 = ("DP-GCD's default 3 iterations at epsilon = 1 on the check's 200 x 10 data: R^2 "
+             "0.009 to 0.77 over seeds, not always above the check's 0.5")
+
+
+def _expected_failures(estimator):
+    if isinstance(estimator, DPLinearSVC) and estimator.loss == "hinge":
+        return {"check_classifiers_train": _NOISY_ACCURACY}
+    if isinstance(estimator, (DPLasso, DPElasticNet)) and estimator.solver == "auto":
+        return {"check_regressors_train": _NOISY_R2}
+    return {}
+
+
 @pytest.mark.filterwarnings("ignore::sparsedp.exceptions.PrivacyLeakWarning")
-@parametrize_with_checks([DPLasso(solver="cd"), DPElasticNet(solver="cd"), DPRidge(),
+@parametrize_with_checks([DPLasso(), DPElasticNet(),
+                          DPLasso(solver="cd"), DPElasticNet(solver="cd"), DPRidge(),
                           DPLogisticRegression(), DPLinearSVC(), DPLinearSVC(loss="hinge")],
                          expected_failed_checks=_expected_failures)
 def test_sklearn_estimator_checks(estimator, check):
