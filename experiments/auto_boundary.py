@@ -217,12 +217,10 @@ def table(best):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true",
-                        help="smoke run: 2 seeds, 2 steps, 2 kappas, one budget")
+    defaults.add_run_arguments(parser)
     parser.add_argument("--families", nargs="+", choices=FAMILIES, default=list(FAMILIES))
     parser.add_argument("--ratios", nargs="+", type=int, default=list(RATIOS))
     parser.add_argument("--epsilon", type=float, default=1.0)
-    parser.add_argument("--seeds", type=int, default=None, help="default 3 (--quick: 2)")
     parser.add_argument("--n-jobs", type=int, default=2)
     parser.add_argument("--out", type=Path, default=None,
                         help="CSV of every configuration (default results/auto_boundary"
@@ -232,7 +230,7 @@ def main(argv=None):
                 CD_PASSES=CD_PASSES, GCD_ITERS=GCD_ITERS, SGD_PASSES=SGD_PASSES)
     if args.quick:
         grid.update(QUICK)
-    seeds = args.seeds or (2 if args.quick else 3)
+    seeds = defaults.run_seeds(parser, args)
     out = args.out or RESULTS / f"auto_boundary{'_quick' if args.quick else ''}.csv"
     out.parent.mkdir(parents=True, exist_ok=True)
 

@@ -300,13 +300,26 @@ def recommend(sweeps, budget_name, lines, title):
     return fixed
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def add_run_arguments(parser):
+    """``--quick`` and ``--seeds``, shared with ``auto_boundary.py``."""
     parser.add_argument("--quick", action="store_true",
                         help="smoke run: 2 seeds, 2 steps, 2 kappas, one budget")
+    parser.add_argument("--seeds", type=int, default=None, help="default 3 (--quick: 2)")
+
+
+def run_seeds(parser, args):
+    """The number of seeds ``add_run_arguments`` asked for (an error below 1)."""
+    seeds = args.seeds if args.seeds is not None else (2 if args.quick else 3)
+    if seeds < 1:
+        parser.error("--seeds must be >= 1")
+    return seeds
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    add_run_arguments(parser)
     parser.add_argument("--problems", nargs="+", choices=PROBLEMS, default=None,
                         help=f"default: {' '.join(DEFAULT_PROBLEMS)}")
-    parser.add_argument("--seeds", type=int, default=None, help="default 3 (--quick: 2)")
     parser.add_argument("--dump", type=Path, default=None,
                         help="also write every configuration's mean and std (JSON)")
     parser.add_argument("--out", type=Path, default=None,
@@ -316,9 +329,7 @@ def main(argv=None):
                 GCD_ITERS=GCD_ITERS, SGD_PASSES=SGD_PASSES)
     if args.quick:
         grid.update(QUICK)
-    seeds = args.seeds or (2 if args.quick else 3)
-    if seeds < 1:
-        parser.error("--seeds must be >= 1")
+    seeds = run_seeds(parser, args)
     out = args.out or RESULTS / f"defaults{'_quick' if args.quick else ''}.txt"
     warnings.simplefilter("ignore", PrivacyLeakWarning)  # stated in the docstring
 

@@ -111,3 +111,10 @@ def test_recommend_ignores_a_problem_where_nothing_beats_zero(defaults):
     # with the idle problem counted, kappa 1 would have won
     assert defaults.choose(sweeps, "kappa", [1.0, 10.0])[0] == 1.0
     assert defaults.recommend(sweeps[1:], "passes", [], "test") is None
+
+
+def test_seeds_below_one_is_an_error(defaults, capsys):
+    with pytest.raises(SystemExit) as error:
+        defaults.main(["--seeds", "0"])
+    assert error.value.code == 2
+    assert "--seeds must be >= 1" in capsys.readouterr().err
