@@ -1,4 +1,4 @@
-"""Where solver="auto" should switch to DP-CD: the n/p ratio, measured at epsilon = 1.
+"""Where solver="auto" should switch to DP-CD: the n/p ratio, at a given epsilon (default 1).
 
     python experiments/auto_boundary.py [--quick] [--families NAME ...] [--ratios R ...]
                                         [--epsilon 1] [--seeds 3] [--n-jobs 2] [--out FILE]
@@ -20,7 +20,9 @@ Solvers (each at the variant ``defaults.py`` recommends):
 
 Families (each at the n/p ratios ``RATIOS`` where the data allow; the run of
 docs/defaults.rst: ``--ratios 1 3 10 30 100 300``, then ``--families california
-electricity --ratios 1000``, appended to the same CSV):
+electricity --ratios 1000``, appended to the same CSV; the L1 families at epsilon
+0.3 and 3 into ``results/auto_boundary_epsilon.csv``, read with
+``experiments/auto_rule.py``):
 
 * ``lasso``: squared + L1, ``make_sparse_lasso(n, 50, 10, noise=0.1)``, public
   ``M_j = 2`` (as ``defaults.py``'s synthetic problems);

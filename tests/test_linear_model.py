@@ -362,11 +362,12 @@ def test_solver_constraints():
 def test_auto_solver_rule():
     # measured (docs/defaults.rst): DP-CD from n/p = CD_MIN_RATIO["l1"] with L1, from
     # CD_MIN_RATIO["l2"] without; below, DP-GCD (L1) or DP-SGD
-    assert CD_MIN_RATIO == {"l1": 300.0, "l2": 1.0}
-    assert choose_solver("squared", 1e-3, 300, 1) == "gcd"
-    assert choose_solver("squared", 1e-3, 301, 1) == "cd"
+    assert CD_MIN_RATIO == {"l1": 1000.0, "l2": 1.0}
+    assert choose_solver("squared", 1e-3, 1000, 1) == "gcd"
+    assert choose_solver("squared", 1e-3, 1001, 1) == "cd"
     assert choose_solver("logistic", 1e-3, 15_000, 50) == "gcd"  # n/p = 300: DP-GCD won
-    assert choose_solver("logistic", 1e-3, 50_000, 50) == "cd"  # n/p = 1,000: DP-CD won
+    assert choose_solver("squared", 1e-3, 8000, 8) == "gcd"  # n/p = 1,000: DP-GCD won
+    assert choose_solver("squared", 1e-3, 20_640, 8) == "cd"  # California: DP-CD won
     assert choose_solver("squared", 1e-3, 200, 10) == "gcd"
     assert choose_solver("logistic", 0.0, 100, 100) == "sgd"
     assert choose_solver("squared", 0.0, 101, 100) == "cd"

@@ -59,9 +59,9 @@ CONSTANT_KAPPA = 1.0
 #: the noise fully; 0.3 measured best on California, 1 on the logistic loss)
 SQUARED_CD_STEP = 0.3
 #: ``solver="auto"`` runs DP-CD when n/p exceeds this ratio, for a penalty with an
-#: L1 part ("l1": else DP-GCD) and without ("l2": else DP-SGD); measured at
-#: epsilon = 1 (:func:`choose_solver`, docs/defaults.rst)
-CD_MIN_RATIO = {"l1": 300.0, "l2": 1.0}
+#: L1 part ("l1": else DP-GCD; measured at epsilon 0.3, 1 and 3) and without ("l2":
+#: else DP-SGD; measured at epsilon 1) (:func:`choose_solver`, docs/defaults.rst)
+CD_MIN_RATIO = {"l1": 1000.0, "l2": 1.0}
 #: DP-SGD's and DP-SCD's expected batch size (DP-SGD measured at 64), at most n
 DEFAULT_BATCH_SIZE = 64
 DEFAULT_SCD_CLIP = 1.0
@@ -123,29 +123,29 @@ def default_kappa(solver, n_samples, releases, epsilon, delta):
 def choose_solver(loss, l1, n_samples, n_features):
     """The solver ``solver="auto"`` runs (docs/defaults.rst, "solver='auto'").
 
-    Measured at epsilon = 1 (``experiments/defaults.py`` and
-    ``experiments/auto_boundary.py``: each solver's best over its grid, n/p
+    Measured (``experiments/defaults.py``, ``experiments/auto_boundary.py``
+    and ``experiments/auto_rule.py``: each solver's best over its grid, n/p
     from 1 to 5,664):
 
     * the hinge loss: DP-SCD (the only solver for a non-smooth loss);
     * a penalty with an L1 part (``l1 > 0``): DP-CD when ``n_samples >
-      CD_MIN_RATIO["l1"] * n_features`` (300), else DP-GCD.  DP-GCD won every
-      synthetic problem up to n/p = 300 (by up to 4 times) and California
-      subsampled to n/p = 100 to 1,000 (by up to 6.7 times); DP-CD won both
-      synthetic problems at n/p = 1,000 (1.3 to 1.5 times), full California
-      (n/p = 2,580) and dorothea's columns subsampled to n/p = 10 to 100, where
-      w* is dense (by up to 4.2 times: this rule's largest measured loss, the
-      smallest worst case of any ratio);
+      CD_MIN_RATIO["l1"] * n_features`` (1,000), else DP-GCD.  At epsilon 0.3,
+      1 and 3, DP-GCD won nearly every synthetic and subsampled-California
+      shape up to n/p = 1,000 (by up to 11 times); DP-CD won full California
+      (n/p = 2,580, epsilon 1), the synthetic problems at n/p = 1,000 and
+      epsilon 1 (1.3 to 1.5 times), and dorothea's columns subsampled to n/p =
+      10 to 100, where w* is dense (by up to 4.4 times: this rule's largest
+      measured loss, the smallest worst case of any ratio; 300 lost 5.3 times
+      at epsilon 0.3);
     * no L1 part: DP-CD when ``n_samples > CD_MIN_RATIO["l2"] * n_features``
       (n > p), else DP-SGD.  Electricity subsampled wants DP-CD from n/p = 30,
       a nearly separable synthetic problem DP-SGD from 10 to 1,000: a boundary
       anywhere from n > p to n/p > 300 loses at worst 5.3 times, one from
-      1,000 up 5.0 times (a tie), and n > p is kept.
+      1,000 up 5.0 times (a tie), and n > p is kept (epsilon 1 only).
 
     The boundary depends on the problem, not on n/p alone (the sparsity of
     w*, the separability of the data): the ratios give the smallest
-    worst-case loss over the problems measured, not a law.  Other epsilons:
-    not measured.
+    worst-case loss over the problems measured, not a law.
     """
     if loss == "hinge":
         return "scd"
