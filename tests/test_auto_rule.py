@@ -52,10 +52,26 @@ def test_the_docs_figures_and_the_chosen_boundary(script, capsys):
     assert chosen == pytest.approx((1.09, 4.39), abs=0.005)
     assert summary(300, 0.3)[1] == pytest.approx(5.31, abs=0.005)
     # the chosen boundary has the smallest worst case of the candidates, and the smallest mean
-    for boundary in script.BOUNDARIES[:-1]:
+    for boundary in script.BOUNDARIES["l1"][:-1]:
         other = summary(boundary)
         assert other[1] >= chosen[1] - 1e-12 and other[0] >= chosen[0] - 1e-12
     script.main([])
     printed = [" ".join(line.split()) for line in capsys.readouterr().out.splitlines()]
     assert ("n / p > B 1000 1.06 / 1.75 1.14 / 4.22 1.07 / 4.39 1.09 / 4.39 "
             "dorothea eps 3 n/p 100") in printed
+
+
+def test_the_docs_figures_of_the_l2_boundary(script):
+    """docs/defaults.rst: without L1 the worst case is the same from n > 0 to n/p > 300."""
+    cells = script.load(script.BEST, "l2")
+    assert len(cells) == 36 and {k[1] for k in cells} == {0.3, 1.0, 3.0}
+
+    def summary(boundary):
+        values = list(script.losses(cells, boundary, penalty="l2").values())
+        return math.exp(sum(map(math.log, values)) / len(values)), max(values)
+
+    assert summary(CD_MIN_RATIO["l2"]) == pytest.approx((1.56, 6.84), abs=0.005)
+    for boundary in (0, 3, 10, 30, 100, 300):
+        assert summary(boundary)[1] == pytest.approx(6.84, abs=0.005)
+    assert summary(1000)[1] == pytest.approx(13.47, abs=0.005)
+    assert summary(300)[0] == pytest.approx(1.35, abs=0.005)

@@ -59,8 +59,8 @@ CONSTANT_KAPPA = 1.0
 #: the noise fully; 0.3 measured best on California, 1 on the logistic loss)
 SQUARED_CD_STEP = 0.3
 #: ``solver="auto"`` runs DP-CD when n/p exceeds this ratio, for a penalty with an
-#: L1 part ("l1": else DP-GCD; measured at epsilon 0.3, 1 and 3) and without ("l2":
-#: else DP-SGD; measured at epsilon 1) (:func:`choose_solver`, docs/defaults.rst)
+#: L1 part ("l1": else DP-GCD) and without ("l2": else DP-SGD); measured at epsilon
+#: 0.3, 1 and 3 (:func:`choose_solver`, docs/defaults.rst)
 CD_MIN_RATIO = {"l1": 1000.0, "l2": 1.0}
 #: DP-SGD's and DP-SCD's expected batch size (DP-SGD measured at 64), at most n
 DEFAULT_BATCH_SIZE = 64
@@ -140,8 +140,9 @@ def choose_solver(loss, l1, n_samples, n_features):
     * no L1 part: DP-CD when ``n_samples > CD_MIN_RATIO["l2"] * n_features``
       (n > p), else DP-SGD.  Electricity subsampled wants DP-CD from n/p = 30,
       a nearly separable synthetic problem DP-SGD from 10 to 1,000: a boundary
-      anywhere from n > p to n/p > 300 loses at worst 5.3 times, one from
-      1,000 up 5.0 times (a tie), and n > p is kept (epsilon 1 only).
+      anywhere up to n/p > 300 loses at worst 6.8 times over epsilon 0.3, 1
+      and 3, one from 1,000 up 13.5 times; n > p is kept for the squared loss,
+      where DP-SGD's default is unstable on small or badly scaled data.
 
     The boundary depends on the problem, not on n/p alone (the sparsity of
     w*, the separability of the data): the ratios give the smallest
