@@ -1,24 +1,14 @@
 """experiments/auto_boundary.py: a --quick run's rows, its winner, and its arguments."""
 import csv
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
+from scripts import load_script
 
-SCRIPT = Path(__file__).resolve().parents[1] / "experiments" / "auto_boundary.py"
 
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("auto_boundary_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    path = list(sys.path)
-    try:
-        spec.loader.exec_module(module)  # puts experiments/ on sys.path for its `defaults`
-    finally:
-        sys.path[:] = path
-    return module
+    return load_script("auto_boundary")
 
 
 def test_quick_run_writes_every_configuration_and_the_winner(script, tmp_path):

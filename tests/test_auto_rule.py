@@ -1,23 +1,17 @@
 """experiments/auto_rule.py: the loss of solver="auto"'s L1 boundary, and the docs' figures."""
 import csv
-import importlib.util
 import math
-from pathlib import Path
 
 import pytest
 
 from sparsedp.linear_model import CD_MIN_RATIO
+from scripts import load_script
 
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "experiments" / "auto_rule.py"
 
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("auto_rule", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("auto_rule")
 
 
 def test_loss_of_a_boundary(script, tmp_path):

@@ -1,21 +1,16 @@
 """experiments/defaults.py: its --quick table on a tiny problem, and how it picks a default."""
-import importlib.util
 import math
 import re
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from scripts import load_script
 
-SCRIPT = Path(__file__).resolve().parents[1] / "experiments" / "defaults.py"
 
 
 @pytest.fixture(scope="module")
 def defaults():
-    spec = importlib.util.spec_from_file_location("defaults_script", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("defaults")
 
 
 @pytest.fixture(scope="module")

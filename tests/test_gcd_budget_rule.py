@@ -1,23 +1,19 @@
 """experiments/gcd_budget_rule.py: the loss of DP-GCD's default iteration rule."""
 import csv
-import importlib.util
 import math
 from pathlib import Path
 
 import pytest
+from scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "experiments" / "gcd_budget_rule.py"
 FIELDS = ["family", "penalty", "ratio", "n", "p", "epsilon", "solver", "budget", "step", "kappa",
           "mean", "std", "f0", "f_star", "nnz"]
 
 
 @pytest.fixture(scope="module")
 def script():
-    spec = importlib.util.spec_from_file_location("gcd_budget_rule", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("gcd_budget_rule")
 
 
 def _write(path, rows):

@@ -1,26 +1,21 @@
 """experiments/reproduce.py: the papers' tables on the runner, checked on a quick configuration."""
 import csv
-import importlib.util
 import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from sparsedp.experiments import expand_grid
+from scripts import load_script
 
 pytest.importorskip("matplotlib")
 pytest.importorskip("joblib")
 
-SCRIPT = Path(__file__).resolve().parents[1] / "experiments" / "reproduce.py"
 
 
 @pytest.fixture(scope="module")
 def reproduce():
-    spec = importlib.util.spec_from_file_location("reproduce", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("reproduce")
 
 
 @pytest.fixture(scope="module")
