@@ -5,7 +5,6 @@ import pytest
 from scripts import load_script
 
 
-
 @pytest.fixture(scope="module")
 def script():
     return load_script("auto_boundary")

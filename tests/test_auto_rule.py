@@ -8,7 +8,6 @@ from sparsedp.linear_model import CD_MIN_RATIO
 from scripts import load_script
 
 
-
 @pytest.fixture(scope="module")
 def script():
     return load_script("auto_rule")

@@ -7,7 +7,6 @@ import pytest
 from scripts import load_script
 
 
-
 @pytest.fixture(scope="module")
 def defaults():
     return load_script("defaults")

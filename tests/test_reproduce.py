@@ -12,7 +12,6 @@ pytest.importorskip("matplotlib")
 pytest.importorskip("joblib")
 
 
-
 @pytest.fixture(scope="module")
 def reproduce():
     return load_script("reproduce")
