@@ -22,15 +22,18 @@ Families (each at the n/p ratios ``RATIOS`` where the data allow; the run of
 docs/defaults.rst: ``--ratios 1 3 10 30 100 300``, then ``--families california
 electricity --ratios 1000``, appended to the same CSV; the L1 families at epsilon
 0.3 and 3 into ``results/auto_boundary_epsilon.csv``, read with
-``experiments/auto_rule.py``):
+``experiments/auto_rule.py``; ``--families ridge california-l2`` at epsilon 1, 0.3, 3
+added later the same way):
 
 * ``lasso``: squared + L1, ``make_sparse_lasso(n, 50, 10, noise=0.1)``, public
   ``M_j = 2`` (as ``defaults.py``'s synthetic problems);
 * ``logistic-l1``: logistic + L1, ``make_quasi_sparse(n, 50, n_nonzero=10,
   noise=0.1)`` (labels the sign);
-* ``logistic-l2``: the same data, logistic + L2(1/n);
+* ``logistic-l2``: the same data, logistic + L2(1/n); ``ridge``: the lasso's
+  data, squared + L2(1/n);
 * ``california``: squared + L1 (raw features, y / 1e5, lambda with 3 nonzeros
   as in ``defaults.py``), a random subset of n = ratio x 8 rows (ratio >= 10);
+* ``california-l2``: the same rows, squared + L2(1/n);
 * ``electricity``: logistic + L2(1/n), a random subset of n = ratio x 8 rows;
 * ``dorothea``: logistic + L1 on the 800 train rows and the p = 800 / ratio
   most frequent columns (ratio <= 100).
@@ -85,9 +88,10 @@ GCD_ITERS = (1, 3, 10, 30, 100)
 SGD_PASSES = (5, 20)
 QUICK = {"STEPS": (0.3, 1.0), "GCD_STEPS": (1.0,), "SGD_STEPS": (0.1,), "KAPPAS": (0.316, 3.16),
          "CD_PASSES": (5,), "GCD_ITERS": (3,), "SGD_PASSES": (5,)}
-FAMILIES = ("lasso", "logistic-l1", "logistic-l2", "california", "electricity", "dorothea")
+FAMILIES = ("lasso", "logistic-l1", "logistic-l2", "ridge", "california", "california-l2",
+            "electricity", "dorothea")
 PENALTY = {"lasso": "L1", "logistic-l1": "L1", "california": "L1", "dorothea": "L1",
-           "logistic-l2": "L2", "electricity": "L2"}
+           "logistic-l2": "L2", "ridge": "L2", "california-l2": "L2", "electricity": "L2"}
 CD = ("dp_cd", [("averaging=False, order=shuffle", {"averaging": False, "order": "shuffle"})])
 GCD = ("dp_gcd", [("gs-r, exponential", {"rule": "gs-r", "selection": "exponential"})])
 SGD = ("dp_sgd", [("poisson", {})])
@@ -110,19 +114,21 @@ def _l1(name, X, y, datafit, smoothness=None):
     return pb
 
 
-def _l2_problem(name, X, y):
+def _l2_problem(name, X, y, datafit=Logistic(), smoothness=None):
+    """``datafit`` + L2(1/n): one exact solve for F*."""
     X = sp.csc_array(X)
     penalty = L2(1.0 / X.shape[0])
-    ref = exact(X, y, Logistic(), penalty)
-    pb = Problem(name, X, y, Logistic(), penalty, ref.diagnostics.objective, None)
+    ref = exact(X, y, datafit, penalty)
+    pb = Problem(name, X, y, datafit, penalty, ref.diagnostics.objective, smoothness)
     pb.nnz = int(np.count_nonzero(ref.coef))
     return pb
 
 
 def available(family, ratio):
     """Whether ``family`` has a shape at ``ratio`` (n/p)."""
-    if family in ("california", "electricity"):
-        return ratio >= 10 and ratio * 8 <= (20_640 if family == "california" else 45_312)
+    if family in ("california", "california-l2", "electricity"):
+        return ratio >= 10 and ratio * 8 <= (20_640 if family.startswith("california")
+                                             else 45_312)
     if family == "dorothea":
         return ratio <= 100
     return True
@@ -131,10 +137,12 @@ def available(family, ratio):
 def make_problem(family, ratio):
     """The problem of ``family`` at n/p = ``ratio``."""
     name = f"{family}@{ratio:g}"
-    if family in ("lasso", "logistic-l1", "logistic-l2"):
+    if family in ("lasso", "ridge", "logistic-l1", "logistic-l2"):
         n = ratio * P_SYNTH
-        if family == "lasso":
+        if family in ("lasso", "ridge"):
             X, y, _ = make_sparse_lasso(n, P_SYNTH, 10, noise=0.1, random_state=0)
+            if family == "ridge":
+                return _l2_problem(name, X, y, Squared(), np.full(P_SYNTH, 2.0))
             return _l1(name, X, y, Squared(), np.full(P_SYNTH, 2.0))
         X, y, _ = make_quasi_sparse(n, P_SYNTH, n_nonzero=10, noise=0.1, random_state=0)
         if family == "logistic-l1":
@@ -146,6 +154,10 @@ def make_problem(family, ratio):
         pb = _l1_problem(name, X[rows], y[rows] / 1e5, Squared(), 3)  # as defaults.py
         pb.nnz = 3
         return pb
+    if family == "california-l2":
+        X, y = load_california()
+        rows = _rows(X.shape[0], ratio * 8)
+        return _l2_problem(name, sp.csr_array(X)[rows], y[rows] / 1e5, Squared())
     if family == "electricity":
         X, y = load_electricity()
         rows = _rows(X.shape[0], ratio * 8)
@@ -238,7 +250,8 @@ def main(argv=None):
 
     units = [(f, r) for f in args.families for r in args.ratios if available(f, r)]
     # the largest first, so that two workers finish together
-    units.sort(key=lambda u: -(u[1] * (8 if u[0] in ("california", "electricity") else P_SYNTH)))
+    units.sort(key=lambda u: -(u[1] * (8 if u[0].startswith(("california", "electricity"))
+                                       else P_SYNTH)))
     t0 = time.perf_counter()
     if args.n_jobs == 1:
         results = (run_unit(f, r, grid, seeds, args.epsilon) for f, r in units)

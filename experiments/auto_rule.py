@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
 BEST = [RESULTS / "auto_boundary_best.csv", RESULTS / "auto_boundary_epsilon_best.csv"]
 FAMILIES = {"l1": ("lasso", "logistic-l1", "california", "dorothea"),
-            "l2": ("logistic-l2", "electricity")}
+            "l2": ("logistic-l2", "ridge", "electricity", "california-l2")}
 OTHER = {"l1": "dp_gcd", "l2": "dp_sgd"}  # what the rule runs below its boundary
 BOUNDARIES = {"l1": (10, 30, 100, 300, 1000, math.inf),
               "l2": (0, 1, 3, 10, 30, 100, 300, 1000, math.inf)}

@@ -362,7 +362,7 @@ def test_solver_constraints():
 def test_auto_solver_rule():
     # measured (docs/defaults.rst): DP-CD from n/p = CD_MIN_RATIO["l1"] with L1, from
     # CD_MIN_RATIO["l2"] without; below, DP-GCD (L1) or DP-SGD
-    assert CD_MIN_RATIO == {"l1": 1000.0, "l2": 1.0}
+    assert CD_MIN_RATIO == {"l1": 1000.0, "l2": 10.0}
     assert choose_solver("squared", 1e-3, 1000, 1) == "gcd"
     assert choose_solver("squared", 1e-3, 1001, 1) == "cd"
     assert choose_solver("logistic", 1e-3, 15_000, 50) == "gcd"  # n/p = 300: DP-GCD won
@@ -370,7 +370,9 @@ def test_auto_solver_rule():
     assert choose_solver("squared", 1e-3, 20_640, 8) == "cd"  # California: DP-CD won
     assert choose_solver("squared", 1e-3, 200, 10) == "gcd"
     assert choose_solver("logistic", 0.0, 100, 100) == "sgd"
-    assert choose_solver("squared", 0.0, 101, 100) == "cd"
+    assert choose_solver("squared", 0.0, 1000, 100) == "sgd"  # n/p = 10: DP-SGD won 3 of 4
+    assert choose_solver("squared", 0.0, 1001, 100) == "cd"
+    assert choose_solver("squared", 0.0, 200, 10) == "cd"  # scikit-learn's check data
     assert choose_solver("hinge", 0.0, 100, 10) == "scd"
     assert choose_solver("logistic", 1e-3, 800, 100_000) == "gcd"
     assert choose_solver("squared", 1e-3, 20_000, 8) == "cd"

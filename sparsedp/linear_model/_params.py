@@ -11,7 +11,7 @@ COMMON_PARAMETERS = """\
         DP-CD, DP-GCD, DP-SCD or DP-SGD (:mod:`sparsedp.solvers`); "auto" picks
         by the measured rule of :func:`sparsedp.linear_model.choose_solver`
         (with an L1 penalty DP-CD when ``n_samples > 1000 n_features``, else
-        DP-GCD; without, DP-CD when ``n_samples > n_features``, else DP-SGD;
+        DP-GCD; without, DP-CD when ``n_samples > 10 n_features``, else DP-SGD;
         DP-SCD for the hinge loss; :data:`~sparsedp.linear_model.CD_MIN_RATIO`,
         docs/defaults.rst).  After fit, ``solver_`` says which ran.
     max_passes : float or None, default=None
