@@ -12,8 +12,9 @@ No new fits: this reads each solver's best mean relative error per shape from
     python experiments/auto_boundary.py --epsilon 3 --families logistic-l2 electricity \\
         --ratios 1 3 10 30 100 300 1000 --out experiments/results/auto_boundary_epsilon.csv
 
-and the same at ``--epsilon 0.3``: about 70 s each with L1, 7 minutes each with
-L2, on two cores).  ``choose_solver`` picks DP-CD when n > B p, else DP-GCD (a
+then ``--families ridge california-l2`` (the same ratios; also at epsilon 1 into
+``auto_boundary.csv``), and the same at ``--epsilon 0.3``: about 70 s a run with
+L1, 7 minutes with logistic L2, 2 with squared L2, on two cores).  ``choose_solver`` picks DP-CD when n > B p, else DP-GCD (a
 penalty with an L1 part) or DP-SGD (without).  For the shapes of one penalty it
 prints DP-CD's error over the other solver's at every (shape, epsilon), then, for
 candidate boundaries B (and the same rule with ``n epsilon`` or ``n / epsilon`` in
