@@ -160,8 +160,9 @@ class _SampledGaussianRDP:
     Integer orders use the exact finite binomial expansion (MTZ 2019, Sec. 3.3, eq. for
     integer alpha): A_alpha = sum_k C(alpha, k) (1-q)^{alpha-k} q^k exp((k^2-k)/(2 z^2)).
     Fractional orders use the two-sided series of MTZ 2019, Sec. 3.3 (split at
-    z0 = z^2 log(1/q - 1) + 1/2), summing absolute values of the terms (an upper bound
-    on A_alpha); orders whose series has not converged are reported as ``inf``.
+    z0 = z^2 log(1/q - 1) + 1/2), summing absolute values of the terms, plus a proven
+    bound of the terms left out and of the float error (an upper bound on A_alpha,
+    :meth:`_log_a_fractional`); orders where the bound does not apply are ``inf``.
     Everything q-dependent is precomputed once so that evaluating at a new z costs a few
     vectorised operations (used by the calibration).
     """
@@ -209,46 +210,76 @@ class _SampledGaussianRDP:
             a = self.orders[self.frac_idx][:, None]
             i = np.arange(n_terms, dtype=float)[None, :]
             j = a - i
-            logc = special.gammaln(a + 1) - special.gammaln(i + 1) - special.gammaln(j + 1)
+            ga, gi, gj = special.gammaln(a + 1), special.gammaln(i + 1), special.gammaln(j + 1)
+            logc = ga - gi - gj
             t0 = logc + i * self.logq + j * self.log1mq
             t1 = logc + j * self.logq + i * self.log1mq
-            self._frac_cache[n_terms] = (i, j, t0, t1, i * i - i, j * j - j)
+            # the magnitudes of each term's pieces but the z-dependent ones (float error)
+            size = np.abs(ga) + np.abs(gi) + np.abs(gj) + np.abs(i * self.logq) + np.abs(
+                j * self.log1mq) + np.abs(j * self.logq) + np.abs(i * self.log1mq)
+            # |C(a, N)| for the tail bound of the terms i >= N (see log_a)
+            a1 = a[:, 0]
+            log_binom_n = (special.gammaln(a1 + 1) - special.gammaln(n_terms + 1.0)
+                           - special.gammaln(a1 - n_terms + 1))
+            self._frac_cache[n_terms] = (i, j, t0, t1, i * i - i, j * j - j, size, log_binom_n)
         return self._frac_cache[n_terms]
 
     def log_a(self, z):
         out = np.empty(self.orders.shape)
         inv = 1.0 / (2.0 * z * z)
+        u = 2.0 ** -53
         if self.int_idx.size:
             vals = self.int_base + self.int_kk * inv
             m = np.maximum.reduceat(vals, self.starts)
             s = np.add.reduceat(np.exp(vals - m[self.int_rep]), self.starts)
-            u = 2.0 ** -53
             err = 4.0 * u * (self.int_err_base + self.int_err_kk * inv) + self.int_err_n * u
             out[self.int_idx] = m + np.log(s) + err
         if self.frac_idx.size:
-            z0 = z * z * (math.log(1.0 / self.q - 1.0) if self.q < 1 else -math.inf) + 0.5
-            res = None
-            for n_terms in self._N_FRAC_TERMS:
-                i, j, t0, t1, ii, jj = self._frac_tables(n_terms)
-                with np.errstate(over="ignore", invalid="ignore"):
-                    s0 = t0 + ii * inv + special.log_ndtr((z0 - i) / z)
-                    s1 = t1 + jj * inv + special.log_ndtr((j - z0) / z)
-                    terms = np.logaddexp(s0, s1)
-                    m = terms.max(axis=1)
-                    m_safe = np.where(np.isfinite(m), m, 0.0)
-                    total = m_safe + np.log(np.exp(terms - m_safe[:, None]).sum(axis=1))
-                    total = np.where(np.isfinite(m), total, m)
-                    tail = terms[:, -3:]
-                    converged = (
-                        np.all(np.diff(s0[:, -3:], axis=1) < 0, axis=1)
-                        & np.all(np.diff(s1[:, -3:], axis=1) < 0, axis=1)
-                        & (tail.max(axis=1) < total - 30)
-                    ) | (total == -np.inf)
-                res = np.where(converged, total, np.inf)
-                if np.all(converged):
-                    break
-            out[self.frac_idx] = res
+            out[self.frac_idx] = self._log_a_fractional(z, inv, u)
         return out
+
+    def _log_a_fractional(self, z, inv, u):
+        """log A at the fractional orders: the first N terms of both series (absolute
+        values), plus a bound of the rest, plus a bound of the float error.
+
+        For i >= N >= max(z0, a - z0) and N > a, Phi(-x) <= exp(-x^2 / 2) / 2 (x >= 0)
+        bounds term i of each series by (1 - q)^a exp(-z0^2 / (2 z^2)) |C(a, i)| / 2 (the
+        powers of q cancel, by the choice of z0), and |C(a, i)| <= |C(a, N)| ((N + 1) /
+        (i + 1))^(a + 1), so the terms from N on sum to at most (1 - q)^a exp(-z0^2 /
+        (2 z^2)) |C(a, N)| (1 + (N + 1) / a).  Orders where no N of ``_N_FRAC_TERMS``
+        qualifies are ``inf``.
+        """
+        a = self.orders[self.frac_idx]
+        z0 = z * z * (math.log(1.0 / self.q - 1.0) if self.q < 1 else -math.inf) + 0.5
+        res = np.full(a.shape, np.inf)
+        todo = np.ones(a.shape, dtype=bool)
+        for k, n_terms in enumerate(self._N_FRAC_TERMS):
+            i, j, t0, t1, ii, jj, size, log_binom_n = self._frac_tables(n_terms)
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                n0 = special.log_ndtr((z0 - i) / z)
+                n1 = special.log_ndtr((j - z0) / z)
+                s0 = t0 + ii * inv + n0
+                s1 = t1 + jj * inv + n1
+                terms = np.logaddexp(s0, s1)
+                m = terms.max(axis=1)
+                weights = np.exp(terms - m[:, None])
+                total = m + np.log(weights.sum(axis=1))
+                log_tail = (a * self.log1mq - z0 * z0 * inv + log_binom_n
+                            + np.log1p((n_terms + 1.0) / a))
+                bound = np.logaddexp(total, log_tail)
+                # each term's log to 4 u of its pieces' magnitudes: the sum's relative
+                # error is at most the terms' relative errors weighted by their shares
+                term_err = np.expm1(4.0 * u * (size + (ii + jj) * inv + np.abs(n0) + np.abs(n1)))
+                err = ((weights * term_err).sum(axis=1) / weights.sum(axis=1)
+                       + (2.0 * n_terms + 8.0) * u)
+            valid = (n_terms > a) & (n_terms >= z0) & (n_terms >= a - z0) & np.isfinite(bound)
+            last = k == len(self._N_FRAC_TERMS) - 1
+            take = todo & valid & ((log_tail < total - 30.0) | last)
+            res[take] = bound[take] + err[take]
+            todo &= ~take
+            if not todo.any():
+                break
+        return res
 
     def rdp(self, z):
         if z * z == 0.0:
@@ -282,9 +313,10 @@ def rdp_sampled_gaussian(noise_multiplier, sampling_rate, orders=None):
     Each record is included independently with probability ``q = sampling_rate`` and the
     sum over the sample (of a quantity with L2 norm at most ``Delta``) is released with
     N(0, (z Delta)^2) noise. Rényi DP is computed as in Mironov, Talwar and Zhang (2019),
-    "Rényi Differential Privacy of the Sampled Gaussian Mechanism": exactly at integer
-    orders (binomial expansion in log space) and by the convergent two-sided series at
-    fractional orders (absolute values summed: an upper bound). The result is capped by
+    "Rényi Differential Privacy of the Sampled Gaussian Mechanism": at integer orders by
+    the finite binomial expansion in log space, at fractional orders by the two-sided
+    series (absolute values summed, plus a proven bound of the terms left out), each
+    rounded up by a bound of its float error: an upper bound. The result is capped by
     the non-subsampled value ``alpha / (2 z^2)``.
 
     The neighbouring relation is **add/remove-one**. (A replace-one neighbour is an
