@@ -217,7 +217,7 @@ class _SampledGaussianRDP:
             # the magnitudes of each term's pieces but the z-dependent ones (float error)
             size = np.abs(ga) + np.abs(gi) + np.abs(gj) + np.abs(i * self.logq) + np.abs(
                 j * self.log1mq) + np.abs(j * self.logq) + np.abs(i * self.log1mq)
-            # |C(a, N)| for the tail bound of the terms i >= N (see log_a)
+            # |C(a, N)| for the bound of the terms i >= N (see _log_a_fractional)
             a1 = a[:, 0]
             log_binom_n = (special.gammaln(a1 + 1) - special.gammaln(n_terms + 1.0)
                            - special.gammaln(a1 - n_terms + 1))
