@@ -148,7 +148,7 @@ cdef class Schedule:
         self.walks = list(walks)
         steps = self.multiplier.shape[0]
         if (self.scale.shape[0] != steps + 1 or self.start.shape[0] < 2
-                or self.start[0] != 0 or self.start[-1] <= steps
+                or self.start[0] != 0 or self.start[self.start.shape[0] - 1] <= steps
                 or np.any(np.diff(self.start) <= 0)
                 or self.walk_index.shape[0] != self.start.shape[0] - 1
                 or self.halve.shape[0] != self.walk_index.shape[0]

@@ -1,0 +1,85 @@
+"""No kernel relies on Cython's ``wraparound`` (or ``boundscheck``) being on.
+
+The kernels are compiled with ``wraparound=False`` (``sparsedp/_kernels/meson.build``):
+a negative index there is not counted from the end. On a memoryview or a pointer it
+reads before the buffer; on a Python object (``self.start[-1]`` on a numpy array, the
+DP-SGD crash on Python 3.12+ with numpy 2.5) its meaning depends on how Cython and
+the object's type slots happen to meet. The debug build (``-Ddebug-checks=true``)
+turns a negative index on a memoryview into an IndexError; this test finds the
+pattern in the source itself: a unary minus at the top level of a subscript or a
+slice bound (``a[-1]``, ``a[:-1]``, ``a[i, -k]``), in every Cython file.
+"""
+import io
+import keyword
+import tokenize
+from pathlib import Path
+
+import pytest
+
+SOURCE = Path(__file__).resolve().parents[1] / "sparsedp"
+CYTHON_FILES = sorted(SOURCE.rglob("*.pyx")) + sorted(SOURCE.rglob("*.pxd"))
+#: tokens after which ``[`` opens a subscript (not a list display)
+SUBSCRIPTED = {")", "]"}
+#: tokens after which ``-`` is a binary operator
+OPERANDS = {")", "]"}
+
+
+def negative_subscripts(text):
+    """``[(line, source line)]`` of each unary minus at a subscript's top level."""
+    found = []
+    stack = []          # one entry per open bracket: "sub", "list", "(" or "{"
+    previous = None     # the previous significant token
+    lines = text.splitlines()
+    tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+    for tok in tokens:
+        if tok.type in (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT,
+                        tokenize.DEDENT, tokenize.ENCODING):
+            continue
+        s = tok.string
+        if tok.type == tokenize.OP and s == "[":
+            is_sub = previous is not None and (
+                (previous.type == tokenize.NAME and not keyword.iskeyword(previous.string))
+                or (previous.type == tokenize.OP and previous.string in SUBSCRIPTED)
+                or previous.type == tokenize.STRING)
+            stack.append("sub" if is_sub else "list")
+        elif tok.type == tokenize.OP and s in "({":
+            stack.append(s)
+        elif tok.type == tokenize.OP and s in ")]}":
+            if stack:
+                stack.pop()
+        elif tok.type == tokenize.OP and s == "-" and stack and stack[-1] == "sub":
+            unary = previous.type == tokenize.OP and previous.string not in OPERANDS
+            if unary:
+                found.append((tok.start[0], lines[tok.start[0] - 1].strip()))
+        previous = tok
+    return found
+
+
+def test_the_scan_sees_the_cython_sources():
+    names = {f.name for f in CYTHON_FILES}
+    assert {"_dp_sgd_fast.pyx", "_dp_scd_fast.pyx", "_core.pxd"} <= names, names
+
+
+@pytest.mark.parametrize("text, hits", [
+    ("x = a[-1]\n", 1),                   # the DP-SGD crash's pattern
+    ("x = self.start[-1] <= steps\n", 1),
+    ("x = a[:-1]\n", 1),
+    ("x = a[i, -k]\n", 1),
+    ("x = a[0][-2]\n", 1),
+    ("x = a[n - 1]\n", 0),                # a binary minus
+    ("x = a[f(-1)]\n", 0),                # inside a call: not an index
+    ("x = [-1, 2]\n", 0),                 # a list display
+    ("x = a[len(a) - 1] - b[-0 + i]\n", 1),
+    ("# a[-1] in a comment\ns = 'a[-1]'\n", 0),
+    ("cdef double[:, ::1] v = w\n", 0),
+])
+def test_the_scan_finds_the_pattern(text, hits):
+    assert len(negative_subscripts(text)) == hits
+
+
+@pytest.mark.parametrize("path", CYTHON_FILES, ids=lambda f: f.name)
+def test_no_negative_index_in_a_kernel(path):
+    found = negative_subscripts(path.read_text())
+    assert not found, (
+        f"{path.name}: negative index in code compiled with wraparound=False (counts "
+        "from the start, or crashes): " + "; ".join(f"line {n}: {s}" for n, s in found))
