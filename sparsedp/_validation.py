@@ -274,6 +274,11 @@ def check_random_state(random_state):
     """A numpy Generator from None, an int, a SeedSequence or a Generator."""
     if isinstance(random_state, np.random.Generator):
         return random_state
+    if isinstance(random_state, (bool, np.bool_)):  # an Integral, but never a seed here
+        raise TypeError(f"random_state must be None, an int, a numpy SeedSequence or a "
+                        f"numpy Generator, got the bool {random_state!r}")
+    if isinstance(random_state, numbers.Integral) and random_state < 0:
+        raise ValueError(f"random_state must be a non-negative int, got {random_state!r}")
     if random_state is None or isinstance(
             random_state, (numbers.Integral, np.random.SeedSequence)):
         return np.random.default_rng(random_state)

@@ -1,4 +1,4 @@
-"""Ctrl-C interrupts the long nogil kernels (DP-CD, exact CD epochs, DP-GCD).
+"""Ctrl-C interrupts the long nogil kernels (DP-CD, exact CD epochs, DP-GCD, DP-SCD, DP-SGD).
 
 Each case runs in its own process: it prints "ready" just before the long call,
 receives SIGINT one second later and must exit with KeyboardInterrupt within
@@ -51,6 +51,30 @@ kernel = GreedyKernel(X, y, kernel_id(Logistic()), ones, ones, ones, 0.0, 0.0, "
                       np.random.default_rng(0))
 print("ready", flush=True)
 kernel.run(10**8)
+""",
+    # without noise: the kernel alone (a private run of this length spends minutes calibrating)
+    "dp_scd": """
+from sparsedp.datafits import Logistic
+from sparsedp.penalties import L2
+from sparsedp.solvers import dp_scd
+print("ready", flush=True)
+dp_scd(X, y, Logistic(), L2(0.1), epsilon=float("inf"), delta=1e-5, passes=1e7,
+       clip=float("inf"), batch_size=1, random_state=0)
+""",
+    "dp_scd_private": """
+from sparsedp.datafits import Logistic
+from sparsedp.penalties import L2
+from sparsedp.solvers import dp_scd
+print("ready", flush=True)
+dp_scd(X, y, Logistic(), L2(0.1), epsilon=1.0, delta=1e-5, passes=2e4, clip=1.0,
+       batch_size=1, lazy=False, random_state=0)
+""",
+    "dp_sgd": """
+from sparsedp.datafits import Logistic
+from sparsedp.solvers import dp_sgd
+print("ready", flush=True)
+dp_sgd(X, y, Logistic(), epsilon=1.0, delta=1e-5, passes=2e4, clip=1.0, smoothness=0.25,
+       lazy=False, random_state=0)
 """,
 }
 

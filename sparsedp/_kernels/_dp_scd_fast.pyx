@@ -27,7 +27,7 @@ from numpy.random cimport bitgen_t
 
 import numpy as np
 
-from ._core cimport prefetch, rint_fast
+from ._core cimport check_signals, prefetch, rint_fast, SIGNAL_CHECK_WORK
 from ._noise cimport NoiseTable, noise_draw, noise_fill
 from ._random cimport generator_bitgen
 from ._sampling cimport Batches, sample_batch
@@ -183,7 +183,7 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
     cdef int64_t t, step, k, kk, hi
     cdef Py_ssize_t i, j, m, ii
     cdef double margin, zeta, scale, kappa, nrm
-    cdef int64_t rows = 0
+    cdef int64_t rows = 0, work = 0
     cdef double big_l = <double> batch_size
     with sampler.bit_generator.lock, noise_generator.bit_generator.lock, nogil:
         for step in range(n_steps):
@@ -195,6 +195,7 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
                 j = batch[ii]
                 margin = 0.0
                 hi = indptr[j + 1]
+                work += 1 + 2 * (hi - indptr[j])  # the row, read and then added to v
                 for kk in range(indptr[j], hi):
                     if kk + PREFETCH_AHEAD < hi:
                         prefetch(&st[indices[kk + PREFETCH_AHEAD]])
@@ -238,6 +239,11 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
                 for k in range(p):
                     st[k].acc += <int64_t> eager_buf[k]
                     st[k].v = grid * <double> st[k].acc
+                work += p
+            work += 1
+            if work >= SIGNAL_CHECK_WORK:
+                work = 0
+                check_signals()
     return rows
 
 

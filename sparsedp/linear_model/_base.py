@@ -180,7 +180,15 @@ def _check_y(X, y, numeric):
     check_consistent_length(X, y)
     if numeric and y.dtype.kind == "O":
         y = y.astype(np.float64)
+    if numeric:
+        _check_numeric(y)
     return y
+
+
+def _check_numeric(y):
+    """A regressor's targets are numbers (strings are refused, not squared)."""
+    if y.dtype.kind not in "biuf":
+        raise ValueError(f"y must be numeric for a regressor, got dtype {y.dtype}")
 
 
 def _compose(ledgers, names, delta):
@@ -397,6 +405,8 @@ class DPLinearModel(BaseEstimator):
                   accept_large_sparse=True)
 
     def _validate_fit(self, X, y):
+        if getattr(getattr(X, "dtype", None), "kind", None) == "c":  # before scipy's casts
+            raise ValueError("Complex data not supported: X must be real")
         # NaN / inf: check_X's O(nnz) check (in _design), not scikit-learn's too
         if (sp.issparse(X) and X.format in ("csc", "csr") and X.dtype == np.float64
                 and min(X.shape) > 0):
@@ -404,8 +414,11 @@ class DPLinearModel(BaseEstimator):
             # names) from validate_data, and y checked as check_X_y checks it
             validate_data(self, X, skip_check_array=True)
             return X, _check_y(X, y, numeric=not self._classifier())
-        return validate_data(self, X, y, y_numeric=not self._classifier(),
+        X, y = validate_data(self, X, y, y_numeric=not self._classifier(),
                              ensure_all_finite=False, **self._input)
+        if not self._classifier():
+            _check_numeric(y)
+        return X, y
 
     def _validate(self, X):
         return validate_data(self, X, reset=False, **self._input)

@@ -19,6 +19,29 @@ from .mechanisms import (BoundedRange, Gaussian, Laplace, Mechanism, PureDP, Sam
 __all__ = ["PrivacyLedger"]
 
 
+#: the samplers' total variation is charged with this relative margin (rounding of its sum)
+TV_MARGIN = 1e-12
+
+
+def tv_charge(epsilon, tv):
+    """The delta that total variation ``tv`` costs a run at ``epsilon``: ``(1 + e^eps) tv``
+    (:meth:`PrivacyLedger.add_sampler_tv`); ``inf`` where it overflows."""
+    if tv == 0.0:
+        return 0.0
+    if epsilon >= 709.0:
+        return math.inf
+    return (1.0 + math.exp(epsilon)) * tv * (1.0 + TV_MARGIN)
+
+
+def slack_delta(delta, h):
+    """The delta left to the ideal mechanisms under multiplicative sampler slack ``h``:
+    ``delta e^-h``, rounded down (exp and the product are each within an ulp); 0 when
+    nothing is left."""
+    if h <= 0:
+        return delta
+    return max(math.nextafter(math.nextafter(delta * math.exp(-h), 0.0), 0.0), 0.0)
+
+
 def _best_epsilon(cands, delta):
     """(epsilon, name) of the smallest bound among ``cands`` at ``delta``.
 
@@ -281,21 +304,26 @@ class PrivacyLedger:
     def _tv_delta(self, delta):
         """The delta left for the ideal run once the samplers' total variation is paid.
 
-        The run is ``(eps, delta_ideal(eps) + (1 + e^eps) T)``-DP at every eps.
-        Starting from ``eps_0``, the ideal epsilon at ``delta / 2`` (an upper bound
-        of the answer), each ``eps_{k+1} = ideal epsilon at delta - (1 + e^eps_k) T``
-        that does not exceed ``eps_k`` is valid (``delta_ideal(eps_{k+1}) + (1 +
-        e^eps_{k+1}) T <= delta``) and closer to the smallest valid epsilon.
+        The run is ``(eps, delta_ideal(eps) + (1 + e^eps) T)``-DP at every eps: an eps
+        is valid when ``h(delta - (1 + e^eps) T) <= eps``, ``h`` the ideal epsilon at a
+        delta.  From a valid ``eps_0``, each ``eps_{k+1} = h(delta - (1 + e^eps_k) T)``
+        that does not exceed ``eps_k`` is valid and closer to the smallest.  The start
+        is the ideal epsilon at ``delta / 2`` when valid; else (a large epsilon, where
+        ``e^eps`` makes the charge steep) the minimum of ``h(delta - (1 + e^eps) T) - eps``
+        between ``h(delta)`` and that epsilon, found by golden-section search.
         """
-        total = math.fsum(tau * count for _, tau, count in self.sampler_tvs) * (1 + 1e-12)
+        total = math.fsum(tau * count for _, tau, count in self.sampler_tvs)
         if total == 0.0:
             return delta
         eps_k = self._ideal_epsilon(delta / 2.0)[0]
-        if eps_k >= 700 or (1.0 + math.exp(eps_k)) * total > delta / 2.0:
-            return 0.0
         left = delta / 2.0
+        if not tv_charge(eps_k, total) <= delta / 2.0:
+            eps_k = self._tv_start(delta, total, self._ideal_epsilon(delta)[0], eps_k)
+            if math.isinf(eps_k):
+                return 0.0
+            left = delta - tv_charge(eps_k, total)
         for _ in range(30):
-            candidate = delta - (1.0 + math.exp(eps_k)) * total
+            candidate = delta - tv_charge(eps_k, total)
             eps_next = self._ideal_epsilon(candidate)[0]
             if not eps_next <= eps_k:
                 break
@@ -303,6 +331,35 @@ class PrivacyLedger:
             if done:
                 break
         return left
+
+    def _tv_start(self, delta, total, lo, hi):
+        """A valid eps in ``[lo, hi]`` for :meth:`_tv_delta` (``inf`` if none is found)."""
+        def gap(eps):
+            left = delta - tv_charge(eps, total)
+            return (self._ideal_epsilon(left)[0] if left > 0.0 else math.inf) - eps
+
+        if not lo < hi < math.inf:
+            return math.inf
+        ratio = (math.sqrt(5.0) - 1.0) / 2.0
+        a, b = lo, hi
+        c, d = b - ratio * (b - a), a + ratio * (b - a)
+        gc, gd = gap(c), gap(d)
+        for _ in range(60):
+            if gc <= 0.0:
+                return c
+            if gd <= 0.0:
+                return d
+            if gc < gd:
+                b, d, gd = d, c, gc
+                c = b - ratio * (b - a)
+                gc = gap(c)
+            else:
+                a, c, gc = c, d, gd
+                d = a + ratio * (b - a)
+                gd = gap(d)
+            if b - a <= 1e-12 * b:
+                break
+        return math.inf
 
     @property
     def private(self):
@@ -396,8 +453,7 @@ class PrivacyLedger:
         """(epsilon, method) at delta with the multiplicative sampler slack H."""
         slack = self._sampler_slack()
         if slack > 0:
-            # delta e^-H, rounded down (exp and the product are each within an ulp)
-            delta = math.nextafter(math.nextafter(delta * math.exp(-slack), 0.0), 0.0)
+            delta = slack_delta(delta, slack)
             if delta <= 0.0:
                 return math.inf, "sampler slack"
         eps, method = _best_epsilon(self.candidates(), delta)

@@ -41,7 +41,7 @@ from ._checks import (check_calibration, check_count, check_delta, check_noise, 
                       check_sampling_rate)
 from ._root import bracket_root
 from .gdp import gdp_log_delta_array
-from .rdp import calibrate_sampled_gaussian
+from .rdp import calibrate_sampled_gaussian, sampled_gaussian_epsilon
 
 __all__ = ["DEFAULT_GRID", "LossDistribution", "PrivacyLossDistribution",
            "calibrate_sampled_gaussian_pld", "compose", "gaussian_pld", "laplace_pld",
@@ -77,6 +77,23 @@ _DROP = 1e-40
 # tails) and from 0.05 to 500 per unit of loss (heavy tails, where the best order is
 # near the best RDP order)
 _N_ORDERS = 16
+
+
+#: the largest privacy loss a grid PLD represents: beyond it ``e^loss`` leaves floating
+#: point and the grid its memory and time (z below about 0.2 at rate 1: epsilon in the
+#: tens), so the PLD of such a
+#: mechanism is the pessimistic one, all its mass at +inf (the RDP bound then applies)
+_MAX_LOSS = 100.0
+
+
+def _top_loss(z, q):
+    """The largest privacy loss a Gaussian (q = 1) or Poisson-subsampled Gaussian PLD
+    spans (its mass beyond is below e^_LOG_TAIL), in either direction."""
+    mu = 1.0 / z
+    if q == 1.0:
+        return 0.5 * mu * mu + _TAIL_SDS * mu
+    u_hi = (2.0 * (1.0 + _TAIL_SDS * z) - 1.0) * 0.5 * mu * mu
+    return max(float(np.logaddexp(math.log1p(-q), math.log(q) + u_hi)), -math.log1p(-q))
 
 
 def _check_grid(grid):
@@ -285,7 +302,7 @@ def _infinite_pld(grid):
 
 @lru_cache(maxsize=64)
 def _gaussian(mu, grid):
-    if math.isinf(mu):
+    if math.isinf(mu) or _top_loss(1.0 / mu, 1.0) > _MAX_LOSS:
         return _infinite_pld(grid)
     mean, sd = 0.5 * mu * mu, mu  # L ~ N(mu^2 / 2, mu^2) in both directions
     lo, hi = _span(mean - _TAIL_SDS * sd, mean + _TAIL_SDS * sd, grid)
@@ -360,6 +377,8 @@ def pure_pld(epsilon0, grid=DEFAULT_GRID):
 
 @lru_cache(maxsize=64)
 def _sampled_gaussian(z, q, grid):
+    if _top_loss(z, q) > _MAX_LOSS:
+        return _infinite_pld(grid)
     mu = 1.0 / z
     log_q, log_1mq = math.log(q), math.log1p(-q)
     x_hi = 1.0 + _TAIL_SDS * z  # the mass of x beyond is below e^_LOG_TAIL under both laws
@@ -603,6 +622,8 @@ def sampled_gaussian_epsilon_pld(noise_multiplier, sampling_rate, steps, delta,
     Add/remove neighbours; each direction composed separately, the larger
     epsilon reported (an upper bound, tighter than the RDP one of
     :func:`~sparsedp.privacy.rdp.sampled_gaussian_epsilon` at small sampling rates).
+    A noise so small that one release's privacy loss passes 100 (beyond the grid's
+    range: about ``z < 0.2`` at rate 1, epsilon in the tens) gets the RDP bound instead.
 
     Parameters
     ----------
@@ -625,6 +646,8 @@ def sampled_gaussian_epsilon_pld(noise_multiplier, sampling_rate, steps, delta,
     steps, delta, grid = check_count(steps), check_delta(delta), _check_grid(grid)
     if z == 0.0:
         return math.inf
+    if _top_loss(z, q) > _MAX_LOSS:  # beyond the grid's range: the RDP bound, closed form
+        return sampled_gaussian_epsilon(z, q, steps, delta)
     return compose([(sampled_gaussian_pld(z, q, grid), steps)]).epsilon(delta)
 
 
@@ -656,6 +679,8 @@ def calibrate_sampled_gaussian_pld(epsilon, delta, sampling_rate, steps, grid=DE
     if math.isinf(epsilon):
         return 0.0
     z_rdp = calibrate_sampled_gaussian(epsilon, delta, q, steps, rtol=1e-4)
+    if _top_loss(z_rdp, q) > _MAX_LOSS:  # a noise beyond the grid's range: RDP's answer
+        return calibrate_sampled_gaussian(epsilon, delta, q, steps, rtol=rtol)
     target, log_target = epsilon * (1.0 - 1e-11), math.log(delta)
 
     def excess(s):  # non-decreasing in s, the inverse noise relative to RDP's, s^0.6

@@ -20,6 +20,7 @@ steps specific to it, plus one compiled kernel:
    when asked for.
 """
 import math
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -169,6 +170,32 @@ def check_clip(clip, epsilon):
     return clip
 
 
+def available_memory():
+    """Bytes of memory available to a new allocation (Linux: MemAvailable; else the
+    physical memory; None where neither is known)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def check_memory(nbytes, what, remedy):
+    """Refuse, before any work, a run whose arrays of ``nbytes`` take more than half the
+    memory available (the data, its copies and the interpreter need the rest)."""
+    free = available_memory()
+    if free is not None and nbytes > free / 2:
+        raise ValueError(f"{what} needs {nbytes / 2**30:.3g} GiB for arrays sized by its "
+                         f"iterations, more than half the {free / 2**30:.3g} GiB of memory "
+                         f"available: {remedy}")
+
+
 def csr_rows(X, index_dtype=np.int32):
     """The rows of a canonical CSC ``X`` for the stochastic kernels, converted once:
     ``(indptr (int64), indices (index_dtype), data (float64), row L2 norms)``."""
@@ -277,7 +304,11 @@ class PrivateSolver:
         """Number of integer noise draws the kernel makes (for the sampler slack)."""
         raise NotImplementedError
 
-    def sampler_slack(self, problem, options, epsilon, estimated_smoothness):
+    #: what the samplers' slack comes from, and what avoids it (the slack errors' hint)
+    SLACK_SOURCES = ("the integer noise's draws, each within exp(+-2**-40) of its law: a "
+                     "larger epsilon or fewer iterations")
+
+    def sampler_slack(self, problem, options, epsilon, delta, estimated_smoothness):
         """The samplers' ``(eta, tv)``: multiplicative and total-variation slack.
 
         Every integer noise draw's law is within ``exp(+-NOISE_ETA)`` of its
@@ -319,8 +350,8 @@ class PrivateSolver:
             record_no_noise(ledger)
         else:
             estimated = smoothness is not None and np.ndim(smoothness) == 0
-            eta, tv = self.sampler_slack(problem, options, epsilon, estimated)
-            budget = _after_slack(epsilon, delta, eta, tv)
+            eta, tv = self.sampler_slack(problem, options, epsilon, delta, estimated)
+            budget = _after_slack(epsilon, delta, eta, tv, self.SLACK_SOURCES)
         constants, budget = coordinate_constants(
             problem, smoothness, clip, step_size, budget, feature_bounds, generator,
             ledger, smoothness_mechanism)
@@ -332,6 +363,10 @@ class PrivateSolver:
 def result_of(problem, out, ledger, diagnostics):
     """The :class:`Result` of a kernel's output; the non-private diagnostics
     (computed on the data, not released) only when asked for."""
+    if not np.all(np.isfinite(out.coef)):  # post-processing of the private output
+        raise FloatingPointError(
+            "the fit's coefficients overflowed (not finite): the step sizes or the "
+            "problem's scale are out of floating-point range")
     diag = None
     if diagnostics:
         diag = NonPrivateDiagnostics(objective=problem.objective(out.coef), trace=out.trace,
@@ -347,15 +382,31 @@ def record_no_noise(ledger):
                     "it releases is private")
 
 
-def _after_slack(epsilon, delta, eta, tv):
-    """The ideal mechanisms' budget ``(epsilon - 2 eta, (delta - tv) e^-eta)``."""
-    ideal = Budget(epsilon - 2.0 * eta, (delta - tv) * math.exp(-eta))
-    if ideal.delta <= delta / 2:
-        raise ValueError(
-            f"delta = {delta} is below the samplers' slack {tv:.3g} (report-noisy-max's "
-            "floating-point total variation, which grows as e^epsilon: a smaller "
-            "epsilon or selection='exponential' avoids it)")
+def _after_slack(epsilon, delta, eta, tv, sources):
+    """The ideal mechanisms' budget once the samplers' floating-point slack is paid.
+
+    ``eta`` (the multiplicative slack H of every draw together) costs ``2 eta`` of
+    epsilon and a factor ``e^-eta`` of delta; ``tv`` (total variation) costs
+    ``(1 + e^epsilon) tv`` of delta, reserved twice so that the ledger, which charges
+    it at the epsilon it reports, finds that epsilon valid (``PrivacyLedger``,
+    ``add_sampler_error`` / ``add_sampler_tv``).  A budget the samplers cannot meet
+    (the ideal run left with half of delta or less, or no epsilon) is a ValueError
+    before any work, naming ``sources`` (what the slack comes from and what avoids it).
+    """
+    from ..privacy.ledger import slack_delta, tv_charge
+    charge = 2.0 * tv_charge(epsilon, tv)
+    left = slack_delta(delta - charge, eta) if charge < delta else 0.0
+    if not left > delta / 2:
+        if charge > 0:
+            raise ValueError(
+                f"delta = {delta:g} is too small for the samplers' floating-point slack: "
+                f"their total variation {tv:.3g} costs (1 + e^epsilon) tv = {charge / 2:.3g} "
+                f"of delta at epsilon = {epsilon:g} ({sources})")
+        raise ValueError(f"delta = {delta:g} is too small for the samplers' floating-point "
+                         f"slack: delta e^-eta (eta = {eta:.3g}) rounds to {left:.3g}; "
+                         "choose a larger delta")
+    ideal = Budget(epsilon - 2.0 * eta, left)
     if ideal.epsilon <= 0:
         raise ValueError(f"epsilon = {epsilon} is below the samplers' slack "
-                         f"{2 * eta:.3g}")
+                         f"{2 * eta:.3g} ({sources})")
     return ideal

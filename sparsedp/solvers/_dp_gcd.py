@@ -16,7 +16,7 @@ from .._kernels import kernel_id
 from .._planted import active
 from .._validation import check_integer, check_option, check_privacy_budget
 from ..privacy import PrivacyLedger, calibrate
-from ._base import KernelOutput, PrivateSolver
+from ._base import KernelOutput, PrivateSolver, check_memory
 from ._release import GridRelease
 
 __all__ = ["dp_gcd", "calibrate_dp_gcd"]
@@ -142,7 +142,10 @@ class DPGCD(PrivateSolver):
 
     def check_options(self, problem, *, n_iter, rule, selection, gradient_noise,
                       refresh_every):
-        return {"n_iter": check_integer(n_iter, "n_iter"),
+        n_iter = check_integer(n_iter, "n_iter")
+        # the released selections and values (int64 + float64 + the selected indices)
+        check_memory(24 * n_iter, f"dp_gcd with n_iter={n_iter}", "fewer iterations")
+        return {"n_iter": n_iter,
                 "rule": check_option(rule, "rule", RULES),
                 "selection": None if selection is None
                 else check_option(selection, "selection", SELECTIONS),
@@ -153,19 +156,26 @@ class DPGCD(PrivateSolver):
     def integer_draws(self, problem, options):
         return options["n_iter"]
 
-    def sampler_slack(self, problem, options, epsilon, estimated_smoothness):
+    SLACK_SOURCES = ("report-noisy-max's floating-point total variation, charged as "
+                     "(1 + e^epsilon) tv: a smaller epsilon or selection='exponential' "
+                     "avoids it")
+
+    def sampler_slack(self, problem, options, epsilon, delta, estimated_smoothness):
         """Adds the selections': the exponential mechanism's index law is within
         ``exp(+-2**-38)`` of the ideal, report-noisy-max's within total variation
         :func:`laplace_selection_tv` (docs/privacy.rst, "Noisy max under floating
-        point").  With ``selection=None`` both are charged (the choice is made
-        after calibration); report-noisy-max's total variation, paid from delta
-        as ``(1 + e^epsilon) tau`` per draw, rules it out at large epsilon."""
-        eta, _ = super().sampler_slack(problem, options, epsilon, estimated_smoothness)
+        point"), paid from delta as ``(1 + e^epsilon) tau`` per draw.  With
+        ``selection=None`` both are charged (the choice is made after calibration),
+        unless report-noisy-max's total variation does not fit the budget: then
+        the exponential mechanism is chosen here (public inputs only)."""
+        from ..privacy.ledger import tv_charge
+        eta, _ = super().sampler_slack(problem, options, epsilon, delta, estimated_smoothness)
         n_iter = options["n_iter"]
         tv = 0.0
         if options["selection"] != "exponential":
-            tv = (1.0 + math.exp(min(epsilon, 700.0))) * n_iter \
-                * laplace_selection_tv(problem.p)
+            tv = n_iter * laplace_selection_tv(problem.p)
+            if options["selection"] is None and not 2.0 * tv_charge(epsilon, tv) <= delta / 4:
+                options["selection"], tv = "exponential", 0.0
         return eta + EXPONENTIAL_SELECTION_ETA * n_iter, tv
 
     def calibrate(self, problem, constants, budget, ledger, options):

@@ -22,8 +22,8 @@ from ..privacy import PrivacyLedger
 from ._base import (Budget, KernelOutput, PrivateSolver, Problem, _after_slack, check_clip,
                     csr_rows, result_of)
 from ._dp_cd import split_generator
-from ._release import (RESERVED_STEP_ETA, WalkRelease, calibrate_batches, record_walk_slack,
-                       walk_slack)
+from ._release import (RESERVED_STEP_ETA, WALK_SLACK_SOURCES, WalkRelease, calibrate_batches,
+                       record_walk_slack, walk_slack)
 
 __all__ = ["dp_scd"]
 
@@ -141,7 +141,11 @@ class DPSCD(PrivateSolver):
             if trace:
                 passes_done.append(t * options["batch_size"] / n)
                 values.append(problem.objective(state["v"] / lam_n))
-        coef = state["v"] / lam_n
+        with np.errstate(over="ignore"):
+            coef = state["v"] / lam_n
+        if not np.all(np.isfinite(coef)):
+            raise ValueError(f"dp_scd's coefficients v / (alpha n) overflow with alpha n = "
+                             f"{lam_n:.3g}: use a larger L2 penalty alpha")
         info = {"noise_multiplier": 0.0 if release is None else release.accounted_multiplier,
                 "noise_scale": 0.0 if release is None else release.noise_sd,
                 "clip": clip, "sampling": options["sampling"],
@@ -172,7 +176,8 @@ class DPSCD(PrivateSolver):
         budget = Budget(epsilon, delta)
         if budget.private:
             budget = _after_slack(epsilon, delta, *walk_slack(
-                self.integer_draws(problem, options), options["batches"], options["steps"]))
+                self.integer_draws(problem, options), options["batches"], options["steps"]),
+                WALK_SLACK_SOURCES)
         release = self.calibrate(problem, clip, budget, ledger, options)
         out = self.run(problem, clip, release, generator, options, trace)
         return result_of(problem, out, ledger, diagnostics or trace)

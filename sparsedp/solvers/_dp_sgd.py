@@ -37,10 +37,10 @@ from .._validation import (check_bool, check_integer, check_option, check_privac
                            check_random_state, check_real)
 from ..exceptions import PrivacyLeakWarning
 from ..privacy import PrivacyLedger
-from ._base import (Budget, KernelOutput, _after_slack, check_clip, check_coef_init, check_problem, csr_rows,
-                    result_of)
-from ._release import (RESERVED_STEP_ETA, WalkRelease, calibrate_batches, record_walk_slack,
-                       walk_slack)
+from ._base import (Budget, KernelOutput, _after_slack, check_clip, check_coef_init, check_memory,
+                    check_problem, csr_rows, result_of)
+from ._release import (RESERVED_STEP_ETA, WALK_SLACK_SOURCES, WalkRelease, calibrate_batches,
+                       record_walk_slack, walk_slack)
 
 __all__ = ["dp_sgd"]
 
@@ -118,6 +118,10 @@ class DPSGD:
                              "exact lazy form (use lazy=False)")
         generator = check_random_state(random_state)
         steps = max(1, int(round(passes * n / batch_size)))
+        # the step schedule (scale, multiplier: 16 bytes a step) and, with a trace, p
+        # floats a pass
+        check_memory(16 * (steps + 1) + (8 * p * (passes + 1) if trace else 0),
+                     f"dp_sgd with {steps} steps", "fewer passes or a larger batch_size")
         rate = batch_size / n
         ledger = PrivacyLedger(delta=delta, relation="add-remove" if sampling == "poisson"
                                else "replace-one")
@@ -130,7 +134,8 @@ class DPSGD:
         release, budget = None, Budget(epsilon, delta)
         sensitivity = clip if sampling == "poisson" else 2.0 * clip
         if budget.private:
-            budget = _after_slack(epsilon, delta, *walk_slack(steps * p, batches, steps))
+            budget = _after_slack(epsilon, delta, *walk_slack(steps * p, batches, steps),
+                                  WALK_SLACK_SOURCES)
             record_walk_slack(ledger, "the gradient sums", steps * p, batches, steps)
         z = calibrate_batches(
             ledger, "clipped batch gradient sums (integer Gaussian on a grid, L2 sensitivity "

@@ -196,6 +196,12 @@ class WalkRelease:
 RESERVED_STEP_ETA = 2.0 ** -41 + 2.0 * 60.2 / MIN_WALK_SCALE ** 2
 
 
+#: what a batch solver's samplers' slack comes from, and what avoids it (its errors' hint)
+WALK_SLACK_SOURCES = ("the integer Gaussian walk's tail beyond 38 t and the Poisson batch "
+                      "sizes' table, charged as (1 + e^epsilon) tv: a smaller epsilon, a "
+                      "larger delta or fewer steps avoids it")
+
+
 def walk_slack(draws, batches, steps):
     """``(eta, tv)`` of a run: ``draws`` eager walk draws and ``steps`` batches."""
     from .._kernels._walk import TAIL_TV
