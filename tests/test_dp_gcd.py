@@ -26,13 +26,15 @@ def ideal_budget(eps, delta, n_iter, p, private_smoothness=False, selection=None
     """The budget left for the ideal mechanisms once the samplers' slack is paid:
     H = 2**-40 per integer draw (n_iter gradients, p constants if estimated) +
     2**-38 per exponential selection; report-noisy-max's total variation
-    2**-52 (1725 + 14.5 log p) + p 2**-66 per selection, times (1 + e^eps),
-    unless the selection is the exponential mechanism."""
+    2**-52 (1725 + 14.5 log p) + p 2**-66 per selection, charged as (1 + e^eps) tv,
+    reserved twice, with the ledger's 1e-12 margin (none for the exponential
+    mechanism); delta e^-H rounded down twice, as the ledger rounds it."""
     H = 2.0 ** -40 * (n_iter + p * private_smoothness) + 2.0 ** -38 * n_iter
-    tv = (1 + math.exp(eps)) * n_iter * (2.0 ** -52 * (1725 + 14.5 * math.log(p))
-                                         + p * 2.0 ** -66)
+    tv = n_iter * (2.0 ** -52 * (1725 + 14.5 * math.log(p)) + p * 2.0 ** -66)
     tv *= selection != "exponential"
-    return eps - 2 * H, (delta - tv) * math.exp(-H)
+    charge = 2 * (1 + math.exp(eps)) * tv * (1 + 1e-12)
+    left = math.nextafter(math.nextafter((delta - charge) * math.exp(-H), 0), 0)
+    return eps - 2 * H, left
 CASES = [
     (Squared(), L1(0.02), False),
     (Squared(), ElasticNet(0.03, 0.5), False),

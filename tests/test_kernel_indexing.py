@@ -83,3 +83,53 @@ def test_no_negative_index_in_a_kernel(path):
     assert not found, (
         f"{path.name}: negative index in code compiled with wraparound=False (counts "
         "from the start, or crashes): " + "; ".join(f"line {n}: {s}" for n, s in found))
+
+
+# ---- lengths: a kernel given arrays that disagree refuses them (never reads past one) --
+def _csc():
+    import numpy as np
+    import scipy.sparse as sp
+    X = sp.random(20, 6, density=0.4, format="csc", rng=0)
+    return X, np.ones(20), np.zeros(20), np.zeros(6), np.ones(6)
+
+
+@pytest.mark.parametrize("bad", ["lipschitz", "indptr", "margin", "indices"])
+def test_exact_cd_kernels_check_their_lengths(bad):
+    from sparsedp._kernels._cd_fast import cd_epochs, kkt_violation
+    X, y, margin, w, lipschitz = _csc()
+    data, indices, indptr = X.data, X.indices, X.indptr
+    if bad == "lipschitz":
+        lipschitz = lipschitz[:-1]
+    elif bad == "indptr":
+        indptr = indptr[:-1]
+    elif bad == "margin":
+        margin = margin[:-1]
+    else:
+        indices = indices[:-1]
+    with pytest.raises(ValueError, match="inconsistent array shapes"):
+        cd_epochs(0, data, indices, indptr, y, w, margin, lipschitz, 0.0, 0.0, 1)
+    if bad != "lipschitz":
+        with pytest.raises(ValueError, match="inconsistent array shapes"):
+            kkt_violation(0, data, indices, indptr, y, w, margin, 0.0, 0.0)
+
+
+@pytest.mark.parametrize("bad", ["norms", "indptr", "indices"])
+def test_sgd_kernel_checks_its_lengths(bad):
+    import numpy as np
+    from sparsedp._kernels._dp_sgd_fast import sgd_eager
+    from sparsedp._kernels._noise import IntegerNoise
+    from sparsedp._kernels._sampling import Batches
+    X, y, _, w, _ = _csc()
+    R = X.tocsr()
+    indptr, indices, data = R.indptr.astype(np.int64), R.indices.astype(np.int32), R.data
+    norms = np.ones(20)
+    if bad == "norms":
+        norms = norms[:-1]
+    elif bad == "indptr":
+        indptr = indptr[:-1]
+    else:
+        indices = indices[:-1]
+    with pytest.raises(ValueError, match="inconsistent array shapes"):
+        sgd_eager(indptr, indices, data, y, norms, 0, 1.0, w, 1, 0.1, 0.1, 0.0, 0.0,
+                  Batches(20, 0.1, 0), IntegerNoise("gaussian", 8192.0), 0.0, 0.0, -1.0,
+                  np.random.default_rng(0), np.zeros((0, 6)), 0)

@@ -14,6 +14,17 @@ from ._core cimport (
     prox_elastic_net, subdiff_distance, SIGNAL_CHECK_WORK, check_signals,
 )
 
+
+cdef int check_columns(Py_ssize_t nnz, Py_ssize_t n_indices, const index_t[::1] indptr,
+                       Py_ssize_t p, Py_ssize_t n_y, Py_ssize_t n_margin) except -1:
+    """The kernels' arrays agree: CSC of p columns, one label and one margin per row."""
+    if not (indptr.shape[0] == p + 1 and n_indices == nnz and indptr[0] == 0
+            and indptr[p] <= nnz and n_y == n_margin):
+        raise ValueError("inconsistent array shapes: CSC (data, indices, indptr) of p "
+                         "columns, and one label and one margin per row")
+    return 0
+
+
 cdef enum:
     COLUMN_CHUNK = 4096  # columns between two counts of the work done
 
@@ -57,6 +68,9 @@ def cd_epochs(
     cdef Py_ssize_t epoch, j, start, end, work = 0
     cdef double grad, step, w_old, w_new, max_change = 0.0
     check_loss(loss)
+    check_columns(data.shape[0], indices.shape[0], indptr, p, y.shape[0], margin.shape[0])
+    if lipschitz.shape[0] != p:
+        raise ValueError("inconsistent array shapes: one smoothness constant per column")
     with nogil:
         for epoch in range(n_epochs):
             max_change = 0.0
@@ -98,6 +112,7 @@ def kkt_violation(int loss, const double[::1] data, const index_t[::1] indices,
     cdef Py_ssize_t j
     cdef double grad, violation, worst = 0.0
     check_loss(loss)
+    check_columns(data.shape[0], indices.shape[0], indptr, p, y.shape[0], margin.shape[0])
     with nogil:
         for j in range(p):
             grad = 0.0  # an empty column's (and no pointer into an empty X)

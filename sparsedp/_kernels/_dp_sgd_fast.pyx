@@ -59,7 +59,13 @@ cdef inline double clipped_coefficient(const Rows* X, int64_t i, double margin) 
 
 cdef Rows make_rows(const int64_t[::1] indptr, const int32_t[::1] indices,
                     const double[::1] data, const double[::1] y, const double[::1] norms,
-                    int loss, double clip):
+                    int loss, double clip) except *:
+    cdef Py_ssize_t n = y.shape[0]
+    if not (indptr.shape[0] == n + 1 and norms.shape[0] == n and n > 0
+            and indices.shape[0] == data.shape[0] and indptr[0] == 0
+            and indptr[n] <= data.shape[0]):
+        raise ValueError("inconsistent array shapes: CSR (data, indices, indptr) of n rows, "
+                         "and one label and one norm per row")
     cdef Rows X
     X.indptr = &indptr[0]
     X.indices = &indices[0] if indices.shape[0] else NULL
