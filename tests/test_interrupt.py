@@ -61,20 +61,12 @@ print("ready", flush=True)
 dp_scd(X, y, Logistic(), L2(0.1), epsilon=float("inf"), delta=1e-5, passes=1e7,
        clip=float("inf"), batch_size=1, random_state=0)
 """,
-    "dp_scd_private": """
-from sparsedp.datafits import Logistic
-from sparsedp.penalties import L2
-from sparsedp.solvers import dp_scd
-print("ready", flush=True)
-dp_scd(X, y, Logistic(), L2(0.1), epsilon=1.0, delta=1e-5, passes=2e4, clip=1.0,
-       batch_size=1, lazy=False, random_state=0)
-""",
     "dp_sgd": """
 from sparsedp.datafits import Logistic
 from sparsedp.solvers import dp_sgd
 print("ready", flush=True)
-dp_sgd(X, y, Logistic(), epsilon=1.0, delta=1e-5, passes=2e4, clip=1.0, smoothness=0.25,
-       lazy=False, random_state=0)
+dp_sgd(X, y, Logistic(), epsilon=float("inf"), delta=1e-5, passes=2e5, clip=float("inf"),
+       smoothness=0.25, random_state=0)
 """,
 }
 
