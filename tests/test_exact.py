@@ -17,6 +17,10 @@ sklearn = pytest.importorskip("sklearn")
 from sklearn.linear_model import Lasso, LogisticRegression  # noqa: E402
 
 REL = 1e-7
+# scikit-learn 1.8 chooses LogisticRegression's penalty by l1_ratio alone (penalty= is
+# deprecated); before, penalty="l1" is needed (l1_ratio is read for "elasticnet" only)
+L1_LOGISTIC = (dict(l1_ratio=1.0) if tuple(map(int, sklearn.__version__.split(".")[:2])) >= (1, 8)
+               else dict(penalty="l1"))
 
 
 def lam_max(X, y, datafit):
@@ -51,7 +55,7 @@ def test_l1_logistic_agrees_with_sklearn(dense, frac):
     ours = exact(Xin, y, Logistic(), L1(lam), tol=1e-11)
     assert ours.converged
     # sum_i loss + (1/C) ||w||_1  =  n * F  with C = 1 / (n lam)
-    sk = LogisticRegression(C=1.0 / (n * lam), l1_ratio=1.0, solver="liblinear",
+    sk = LogisticRegression(C=1.0 / (n * lam), **L1_LOGISTIC, solver="liblinear",
                             fit_intercept=False, tol=1e-12, max_iter=100_000)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
