@@ -550,8 +550,9 @@ def rdp_sampled_gaussian_wor(noise_multiplier, sampling_rate, orders=None):
 # --------------------------------------------------------------------------------------
 # RDP -> (epsilon, delta)
 # --------------------------------------------------------------------------------------
-def _conversion_terms(orders, log_delta):
-    # eps = rdp + log((a-1)/a) - (log delta + log a)/(a-1)
+def conversion_terms(orders, log_delta):
+    """``log((a-1)/a) - (log delta + log a)/(a-1)``: epsilon of (a, r)-RDP at delta is
+    ``r`` plus this (the improved conversion of :func:`rdp_to_dp`)."""
     return np.log1p(-1.0 / orders) - (log_delta + np.log(orders)) / (orders - 1.0)
 
 
@@ -598,7 +599,7 @@ def rdp_to_dp(orders, rdp, delta, *, return_order=False):
 
 def _rdp_to_dp_array(orders, rdp, log_delta, delta):
     with np.errstate(invalid="ignore", over="ignore"):
-        eps = rdp + _conversion_terms(orders, log_delta)
+        eps = rdp + conversion_terms(orders, log_delta)
         eps = np.where(np.isnan(eps), np.inf, eps)
         tv_ok = delta * delta + np.expm1(-rdp) >= 0
     return np.where(tv_ok, 0.0, eps)
@@ -673,7 +674,7 @@ def sampled_gaussian_epsilon(noise_multiplier, sampling_rate, steps, delta, *, o
     key = _DEFAULT_KEY if orders is None else _orders_key(check_orders(orders))
     table = _sampled_gaussian_table(q, key)
     log_delta = math.log(delta)
-    conv = _conversion_terms(table.orders, log_delta)
+    conv = conversion_terms(table.orders, log_delta)
     return _sg_eps(table, z, steps, log_delta, delta, conv)
 
 
@@ -718,12 +719,12 @@ def calibrate_sampled_gaussian(epsilon, delta, sampling_rate, steps, *, orders=N
     # bound); if a little less noise also misses epsilon over all the orders, the
     # answer is the tightest; else solve again on all of them.
     table = _sampled_gaussian_table(q, _orders_key(all_orders))
-    conv = _conversion_terms(all_orders, log_delta)
+    conv = conversion_terms(all_orders, log_delta)
     z = z0
     integer = all_orders[all_orders == np.round(all_orders)]
     if integer.size:  # a first answer on the integer orders (exact, cheap terms)
         int_table = _sampled_gaussian_table(q, _orders_key(integer))
-        int_conv = _conversion_terms(integer, log_delta)
+        int_conv = conversion_terms(integer, log_delta)
         inv_z, _ = bracket_root(lambda inv: _sg_eps(int_table, 1.0 / inv, steps, log_delta,
                                                     delta, int_conv) - epsilon,
                                 1.0 / z0, rtol=1e-3)
@@ -738,7 +739,7 @@ def calibrate_sampled_gaussian(epsilon, delta, sampling_rate, steps, *, orders=N
         else:
             subset = all_orders
         sub_table = _sampled_gaussian_table(q, _orders_key(subset))
-        sub_conv = _conversion_terms(subset, log_delta)
+        sub_conv = conversion_terms(subset, log_delta)
 
         def excess(inv_z):  # non-decreasing in 1 / z
             return _sg_eps(sub_table, 1.0 / inv_z, steps, log_delta, delta, sub_conv) - epsilon
@@ -770,7 +771,7 @@ def calibrate_gaussian_rdp(epsilon, delta, steps, orders=None):
     if math.isinf(epsilon):
         return 0.0
     orders = _orders(orders)
-    slack = epsilon - _conversion_terms(orders, math.log(delta))
+    slack = epsilon - conversion_terms(orders, math.log(delta))
     with np.errstate(divide="ignore", invalid="ignore"):
         z2 = np.where(slack > 0, steps * orders / (2.0 * slack), np.inf)
     return math.sqrt(float(z2.min())) * (1.0 + 1e-12)

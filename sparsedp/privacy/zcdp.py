@@ -10,15 +10,11 @@ from scipy import optimize
 
 from ._checks import check_delta, check_nonneg
 from ._root import bracket_root
+from .rdp import conversion_terms
 
 __all__ = ["zcdp_log_delta", "zcdp_max_rho", "zcdp_to_dp"]
 
 _GRID = 1.0 + np.geomspace(1e-4, 1e7, 400)
-
-
-def _conversion_terms(orders, log_delta):
-    # eps = rdp + log((a-1)/a) - (log delta + log a)/(a-1)
-    return np.log1p(-1.0 / orders) - (log_delta + np.log(orders)) / (orders - 1.0)
 
 
 def zcdp_to_dp(rho, delta):
@@ -52,7 +48,7 @@ def zcdp_to_dp(rho, delta):
         return rho * a + math.log1p(-1.0 / a) - (log_delta + math.log(a)) / (a - 1.0)
 
     grid = 1.0 + np.geomspace(1e-4, 1e7, 400)
-    vals = rho * grid + _conversion_terms(grid, log_delta)
+    vals = rho * grid + conversion_terms(grid, log_delta)
     i = int(np.argmin(vals))
     a_lo, a_hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
     best = float(vals[i])
@@ -78,7 +74,7 @@ def zcdp_max_rho(epsilon, delta):
         return (epsilon - math.log1p(-1.0 / a) + (log_delta + math.log(a)) / (a - 1.0)) / a
 
     grid = 1.0 + np.geomspace(1e-4, 1e7, 400)
-    vals = (epsilon - _conversion_terms(grid, log_delta)) / grid
+    vals = (epsilon - conversion_terms(grid, log_delta)) / grid
     i = int(np.argmax(vals))
     a_lo, a_hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
     best = float(vals[i])
