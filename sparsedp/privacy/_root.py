@@ -8,7 +8,7 @@ side by taking one end of the bracket.
 """
 import math
 
-__all__ = ["bracket_root"]
+__all__ = ["bracket_root", "epsilon_of_curve"]
 
 LOW_LIMIT = 1e-300
 HIGH_LIMIT = 1e300
@@ -93,3 +93,16 @@ def bracket_root(fun, x0, *, rtol=1e-12, low=LOW_LIMIT, high=HIGH_LIMIT):
             u_hi, hi, f_hi, last = u, x, f, 1
         bisect = (u_hi - u_lo) > 0.5 * width and not bisect
     return lo, hi
+
+
+def epsilon_of_curve(log_delta, delta, guess):
+    """Smallest epsilon (rounded up) with ``log_delta(epsilon) <= log(delta)``.
+
+    ``log_delta`` is a privacy curve (non-increasing in epsilon); 0 when epsilon = 0
+    already meets delta; ``guess`` starts the search.
+    """
+    log_target = math.log(delta)
+    if log_delta(0.0) <= log_target:
+        return 0.0
+    _, hi = bracket_root(lambda eps: log_target - log_delta(eps), guess)
+    return hi

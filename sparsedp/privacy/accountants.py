@@ -12,7 +12,7 @@ import math
 
 import numpy as np
 
-from ._root import bracket_root
+from ._root import epsilon_of_curve
 from .gdp import gdp_epsilon_of, gdp_log_delta
 from .mechanisms import total_rdp
 from .pld import compose
@@ -53,11 +53,7 @@ class Profile:
         """Smallest epsilon (rounded up) such that the composition is (epsilon, delta)-DP."""
         if self._epsilon is not None:
             return self._epsilon(delta)
-        log_target = math.log(delta)
-        if self.log_delta(0.0) <= log_target:
-            return 0.0
-        _, hi = bracket_root(lambda eps: log_target - self.log_delta(eps), self._guess)
-        return hi
+        return epsilon_of_curve(self.log_delta, delta, self._guess)
 
 
 def _gdp(mechanisms):

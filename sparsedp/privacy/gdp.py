@@ -13,7 +13,7 @@ from scipy import special
 
 from ._checks import (check_calibration, check_count, check_delta, check_noise, check_nonneg,
                       log1mexp, log1mexp_array)
-from ._root import bracket_root
+from ._root import bracket_root, epsilon_of_curve
 
 __all__ = ["calibrate_gaussian", "gaussian_delta", "gaussian_epsilon", "gdp_delta",
            "gdp_epsilon", "gdp_log_delta"]
@@ -96,13 +96,9 @@ def gdp_epsilon_of(mu, delta):
         return 0.0
     if math.isinf(mu):
         return math.inf
-    log_target = math.log(delta)
-    if gdp_log_delta(0.0, mu) <= log_target:
-        return 0.0
     # delta(eps) < Phi(-eps/mu + mu/2), which equals delta at this guess:
     guess = max(mu * (0.5 * mu - float(special.ndtri(delta))), 1e-12)
-    _, hi = bracket_root(lambda eps: log_target - gdp_log_delta(eps, mu), guess)
-    return hi
+    return epsilon_of_curve(lambda eps: gdp_log_delta(eps, mu), delta, guess)
 
 
 def gdp_delta(mu, epsilon):

@@ -39,7 +39,7 @@ from scipy import fft, special
 from .._validation import check_real
 from ._checks import (check_calibration, check_count, check_delta, check_noise, check_nonneg,
                       check_sampling_rate)
-from ._root import bracket_root
+from ._root import bracket_root, epsilon_of_curve
 from .gdp import gdp_log_delta_array
 from .rdp import calibrate_sampled_gaussian, sampled_gaussian_epsilon
 
@@ -227,8 +227,7 @@ class PrivacyLossDistribution:
             above = np.cumsum(d.pmf[::-1])[::-1] + d.infinity_mass + d.upper_tail
             j = int(np.searchsorted(-above, -delta, side="left"))
             guess = max(guess, (d.offset + j) * d.grid)
-        _, hi = bracket_root(lambda eps: log_target - self.log_delta(eps), max(guess, 1e-8))
-        return hi
+        return epsilon_of_curve(self.log_delta, delta, max(guess, 1e-8))
 
     def compose(self, count):
         """The PLD of ``count`` adaptive uses of a single mechanism (see :func:`compose`)."""

@@ -14,7 +14,7 @@ from scipy import special
 
 from .._validation import check_option
 from ._checks import check_calibration, check_count, check_delta, check_nonneg, log1mexp_array
-from ._root import bracket_root
+from ._root import bracket_root, epsilon_of_curve
 from .zcdp import zcdp_log_delta, zcdp_max_rho, zcdp_to_dp
 
 __all__ = ["advanced_log_delta", "calibrate_pure_composition", "optimal_log_delta",
@@ -114,11 +114,8 @@ def _epsilon(method, eps0, k, delta, bounded_range):
     if method == "zcdp":
         return min(basic, zcdp_to_dp(k * eps0 * eps0 / (8.0 if bounded_range else 2.0),
                                      delta))
-    log_target = math.log(delta)
-    if _log_delta(method, 0.0, eps0, k, bounded_range) <= log_target:
-        return 0.0
-    _, hi = bracket_root(
-        lambda eps: log_target - _log_delta(method, eps, eps0, k, bounded_range), basic)
+    hi = epsilon_of_curve(lambda eps: _log_delta(method, eps, eps0, k, bounded_range),
+                          delta, basic)
     return min(hi, basic)
 
 
