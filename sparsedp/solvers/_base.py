@@ -33,6 +33,7 @@ from ..privacy import PrivacyLedger
 from ..datafits import _Datafit
 from ..penalties import as_penalty
 from ._result import NonPrivateDiagnostics, Result
+from ._release import record_no_noise
 from ._smoothness import clip_thresholds, resolve_smoothness
 
 __all__ = ["Problem", "check_problem", "check_intercept", "constant_column", "Budget", "CoordinateConstants",
@@ -374,12 +375,6 @@ def result_of(problem, out, ledger, diagnostics):
     coef, intercept = problem.split(out.coef)
     return Result(coef=coef, n_iter=out.n_iter, privacy=ledger, info=out.info,
                   diagnostics=diag, intercept=intercept)
-
-
-def record_no_noise(ledger):
-    """epsilon = inf runs the algorithm without noise: the report must say so (epsilon inf)."""
-    ledger.add_leak("no noise", "epsilon=inf: the algorithm ran without noise, nothing "
-                    "it releases is private")
 
 
 def _after_slack(epsilon, delta, eta, tv, sources):

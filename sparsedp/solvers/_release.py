@@ -196,6 +196,12 @@ class WalkRelease:
 RESERVED_STEP_ETA = 2.0 ** -41 + 2.0 * 60.2 / MIN_WALK_SCALE ** 2
 
 
+def record_no_noise(ledger):
+    """epsilon = inf runs the algorithm without noise: the report must say so (epsilon inf)."""
+    ledger.add_leak("no noise", "epsilon=inf: the algorithm ran without noise, nothing "
+                    "it releases is private")
+
+
 #: what a batch solver's samplers' slack comes from, and what avoids it (its errors' hint)
 WALK_SLACK_SOURCES = ("the integer Gaussian walk's tail beyond 38 t and the Poisson batch "
                       "sizes' table, charged as (1 + e^epsilon) tv: a smaller epsilon, a "
@@ -233,7 +239,6 @@ def calibrate_batches(ledger, what, budget, rate, steps, sampling, sensitivity):
     no noise, recorded as such (z = 0).
     """
     from ..privacy import calibrate_gaussian
-    from ._base import record_no_noise
     if not budget.private:
         record_no_noise(ledger)
         return 0.0
