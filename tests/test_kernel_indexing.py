@@ -93,24 +93,23 @@ def _csc():
     return X, np.ones(20), np.zeros(20), np.zeros(6), np.ones(6)
 
 
+def _one_short(arrays, name):
+    """``arrays`` with the one named ``name`` one entry short."""
+    return {key: a[:-1] if key == name else a for key, a in arrays.items()}
+
+
 @pytest.mark.parametrize("bad", ["lipschitz", "indptr", "margin", "indices"])
 def test_exact_cd_kernels_check_their_lengths(bad):
     from sparsedp._kernels._cd_fast import cd_epochs, kkt_violation
     X, y, margin, w, lipschitz = _csc()
-    data, indices, indptr = X.data, X.indices, X.indptr
-    if bad == "lipschitz":
-        lipschitz = lipschitz[:-1]
-    elif bad == "indptr":
-        indptr = indptr[:-1]
-    elif bad == "margin":
-        margin = margin[:-1]
-    else:
-        indices = indices[:-1]
+    a = _one_short(dict(data=X.data, indices=X.indices, indptr=X.indptr, margin=margin,
+                        lipschitz=lipschitz), bad)
     with pytest.raises(ValueError, match="inconsistent array shapes"):
-        cd_epochs(0, data, indices, indptr, y, w, margin, lipschitz, 0.0, 0.0, 1)
+        cd_epochs(0, a["data"], a["indices"], a["indptr"], y, w, a["margin"], a["lipschitz"],
+                  0.0, 0.0, 1)
     if bad != "lipschitz":
         with pytest.raises(ValueError, match="inconsistent array shapes"):
-            kkt_violation(0, data, indices, indptr, y, w, margin, 0.0, 0.0)
+            kkt_violation(0, a["data"], a["indices"], a["indptr"], y, w, a["margin"], 0.0, 0.0)
 
 
 @pytest.mark.parametrize("bad", ["norms", "indptr", "indices"])
@@ -121,15 +120,9 @@ def test_sgd_kernel_checks_its_lengths(bad):
     from sparsedp._kernels._sampling import Batches
     X, y, _, w, _ = _csc()
     R = X.tocsr()
-    indptr, indices, data = R.indptr.astype(np.int64), R.indices.astype(np.int32), R.data
-    norms = np.ones(20)
-    if bad == "norms":
-        norms = norms[:-1]
-    elif bad == "indptr":
-        indptr = indptr[:-1]
-    else:
-        indices = indices[:-1]
+    a = _one_short(dict(indptr=R.indptr.astype(np.int64), indices=R.indices.astype(np.int32),
+                        norms=np.ones(20)), bad)
     with pytest.raises(ValueError, match="inconsistent array shapes"):
-        sgd_eager(indptr, indices, data, y, norms, 0, 1.0, w, 1, 0.1, 0.1, 0.0, 0.0,
-                  Batches(20, 0.1, 0), IntegerNoise("gaussian", 8192.0), 0.0, 0.0, -1.0,
-                  np.random.default_rng(0), np.zeros((0, 6)), 0)
+        sgd_eager(a["indptr"], a["indices"], R.data, y, a["norms"], 0, 1.0, w, 1, 0.1, 0.1,
+                  0.0, 0.0, Batches(20, 0.1, 0), IntegerNoise("gaussian", 8192.0), 0.0, 0.0,
+                  -1.0, np.random.default_rng(0), np.zeros((0, 6)), 0)
