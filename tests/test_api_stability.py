@@ -39,15 +39,13 @@ def test_estimators_and_attributes_are_public():
             assert attr in cls.__doc__, (name, attr)
 
 
-def test_deprecated_keyword_warns_and_matches_its_replacement():
-    X = sp.random(60, 12, density=0.4, format="csc", rng=0)
-    y = X @ np.ones(12)
-    kw = dict(epsilon=1.0, delta=1e-5, passes=2, clip=1.0,
-              smoothness=Squared().smoothness(X), random_state=0)
-    new = dp_cd(X, y, Squared(), L1(0.01), order="shuffle", **kw)
-    with pytest.warns(FutureWarning, match="order="):
-        old = dp_cd(X, y, Squared(), L1(0.01), selection="shuffle", **kw)
-    np.testing.assert_array_equal(old.coef, new.coef)
+def test_removed_history_is_gone():
+    """Nothing is released yet: the former spellings are removed, not carried."""
+    assert "selection" not in inspect.signature(dp_cd).parameters  # now order=
+    from sparsedp.solvers import Result
+    assert not hasattr(Result, "objective") and not hasattr(Result, "trace")
+    import importlib.util
+    assert importlib.util.find_spec("sparsedp.demo") is None  # sparsedp compare
 
 
 def test_version_is_semantic():

@@ -6,7 +6,6 @@ coordinate-wise clipping (Section 5.1), optionally private smoothness constants
 (DP-CD-P, Section 5.2 / Appendix F) and exact Gaussian accounting.
 """
 import math
-import warnings
 
 import numpy as np
 
@@ -117,7 +116,7 @@ class DPCD(PrivateSolver):
 def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_size=1.0,
           outer=1, smoothness=None, feature_bounds=None, smoothness_mechanism="laplace",
           averaging=True, order="uniform", random_state=None, trace=False,
-          trace_every=1.0, diagnostics=False, selection=None, coef_init=None,
+          trace_every=1.0, diagnostics=False, coef_init=None,
           fit_intercept=False, intercept_scaling=1.0, intercept_init=None):
     """Differentially private proximal randomized coordinate descent (DP-CD).
 
@@ -179,8 +178,6 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         With few passes prefer ``"shuffle"``: after 2 uniform passes a coordinate
         is never drawn with probability e^-2 (on the Sparse LASSO benchmark,
         relative error 0.35 against 0.26 on fresh seeds).
-    selection : deprecated
-        The former name of ``order``.
     coef_init : array of shape (n_features,), optional
         The starting point (default 0).  Public: a user's choice or the output
         of an earlier private fit (a warm start is post-processing of it, but
@@ -241,10 +238,6 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
     >>> round(res.privacy.epsilon, 6) <= 1.0
     True
     """
-    if selection is not None:
-        warnings.warn("dp_cd(selection=...) is deprecated: the coordinate order is "
-                      "now order=...", FutureWarning, stacklevel=2)
-        order = selection
     return DPCD().fit(
         X, y, datafit, penalty, epsilon=epsilon, delta=delta, clip=clip,
         step_size=step_size, smoothness=smoothness, feature_bounds=feature_bounds,

@@ -1,5 +1,4 @@
 """The result every solver returns: the private output, and non-private diagnostics apart."""
-import warnings
 from dataclasses import dataclass, field
 from typing import Any, Optional
 
@@ -93,33 +92,6 @@ class Result:
     converged: Optional[bool] = None
     diagnostics: Optional[NonPrivateDiagnostics] = None
     intercept: float = 0.0
-
-    @property
-    def objective(self):
-        """Deprecated: use ``res.diagnostics.objective`` (a non-private diagnostic).
-
-        Raises AttributeError when the fit computed no diagnostics (pass
-        ``diagnostics=True``).
-        """
-        if self.diagnostics is None:
-            raise AttributeError(
-                "this fit computed no objective (a non-private diagnostic): pass "
-                "diagnostics=True to the solver and read res.diagnostics.objective")
-        warnings.warn("Result.objective is a non-private diagnostic; use "
-                      "res.diagnostics.objective", DeprecationWarning, stacklevel=2)
-        return self.diagnostics.objective
-
-    @property
-    def trace(self):
-        """Deprecated: use ``res.diagnostics.trace`` (a non-private diagnostic).
-
-        None when the fit recorded no trace.
-        """
-        if self.diagnostics is None:
-            return None
-        warnings.warn("Result.trace is a non-private diagnostic; use "
-                      "res.diagnostics.trace", DeprecationWarning, stacklevel=2)
-        return self.diagnostics.trace
 
 
 def objective(X, y, coef, datafit, penalty=None):
