@@ -144,8 +144,7 @@ def test_result_fields_and_max_epochs():
     assert d.objective == pytest.approx(objective(X, y, res.coef, Squared(), L1(1e-6)))
     assert d["kkt_violation"] > 0 and res.info == {}
     assert "non-private diagnostic" in repr(d)
-    with pytest.warns(DeprecationWarning, match="res.diagnostics.objective"):
-        assert res.objective == d.objective
+    assert not hasattr(res, "objective")  # only res.diagnostics.objective
     assert res.diagnostics.trace is None
 
 
