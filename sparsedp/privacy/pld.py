@@ -81,8 +81,8 @@ _N_ORDERS = 16
 
 #: the largest privacy loss a grid PLD represents: beyond it ``e^loss`` leaves floating
 #: point and the grid its memory and time (z below about 0.2 at rate 1: epsilon in the
-#: tens), so the PLD of such a
-#: mechanism is the pessimistic one, all its mass at +inf (the RDP bound then applies)
+#: tens), so the PLD of such a mechanism is the pessimistic one, all its mass at +inf
+#: (the RDP bound then applies)
 _MAX_LOSS = 100.0
 
 
