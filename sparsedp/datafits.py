@@ -27,6 +27,13 @@ class _Datafit:
     beta = np.nan
     #: sup over z, y of abs(loss'(z, y)) (np.inf if unbounded)
     derivative_bound = np.inf
+    #: whether the kernels hold its closed-form dual coordinate step (DP-SCD's)
+    dual = False
+
+    @property
+    def smooth(self):
+        """Whether ``beta`` is finite (what the primal solvers need)."""
+        return bool(np.isfinite(self.beta))
 
     def loss(self, z, y):
         """Per-sample loss at margins ``z``."""
@@ -99,6 +106,7 @@ class Squared(_Datafit):
     """
 
     kernel_id = KernelId.SQUARED
+    dual = True
     beta = 2.0
     derivative_bound = np.inf
 
@@ -117,6 +125,7 @@ class Logistic(_Datafit):
     """
 
     kernel_id = KernelId.LOGISTIC
+    dual = True
     beta = 0.25
     derivative_bound = 1.0
 
@@ -158,6 +167,7 @@ class Hinge(_Datafit):
     """
 
     kernel_id = KernelId.HINGE
+    dual = True
     beta = np.inf
     derivative_bound = 1.0
     check_y = _check_binary_labels

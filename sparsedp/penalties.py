@@ -30,6 +30,12 @@ class _SeparableElasticNet:
     #: the compiled kernel (each concrete class declares its own)
     kernel_id = None
 
+    @property
+    def ridge(self):
+        """Whether it is ``(l2 / 2) ||w||^2`` with ``l2 > 0`` and no L1 part (what
+        DP-SCD's dual needs: its regulariser lambda)."""
+        return self.l1 == 0.0 and self.l2 > 0.0
+
     def value(self, w):
         """penalty(w); a term whose strength is 0 is 0 whatever ``w`` (no 0 * inf)."""
         w = np.asarray(w, dtype=float)

@@ -7,22 +7,21 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from problems import make_sparse_problem
 from sparsedp import (DPElasticNet, DPLasso, DPLinearSVC, DPLogisticRegression, DPRidge,
                       PrivacyLeakWarning)
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.linear_model import CD_MIN_RATIO, choose_solver, default_delta
 from sparsedp.penalties import L1, L2
 from sparsedp.privacy import calibrate_gaussian, gdp_epsilon
-from sparsedp.solvers import dp_cd, dp_gcd, dp_sgd, exact
+from sparsedp.solvers import dp_cd, dp_gcd, dp_scd, dp_sgd, exact
 
 INF = float("inf")
 
 
 def regression(n=200, p=30, density=0.3, seed=0):
-    rng = np.random.default_rng(seed)
-    X = sp.random(n, p, density=density, format="csc", rng=seed)
-    y = X @ rng.standard_normal(p) + 0.5 + 0.1 * rng.standard_normal(n)
-    return X, y
+    return make_sparse_problem(n, p, density=density, seed=seed, n_active=p, offset=0.5,
+                               values="uniform")
 
 
 def classification(n=300, p=20, classes=2, seed=0):
@@ -66,8 +65,8 @@ def test_same_draws_as_functional_api(solver):
     X, y = regression()
     M = Squared().smoothness(X)
     kw = dict(epsilon=2.0, delta=1e-5, clip=1.0, step_size=0.5)
-    steps = {"cd": dict(max_passes=3), "gcd": dict(n_iter=20),
-             "sgd": dict(max_passes=2, batch_size=1)}[solver]
+    steps = {"cd": dict(passes=3), "gcd": dict(n_iter=20),
+             "sgd": dict(passes=2, batch_size=1)}[solver]
     est = DPRidge(alpha=0.1, solver=solver, smoothness=M, fit_intercept=False,
                   random_state=3, **kw, **steps).fit(X, y)
     f = {"cd": dp_cd, "gcd": dp_gcd, "sgd": dp_sgd}[solver]
@@ -82,7 +81,7 @@ def test_same_draws_as_functional_api(solver):
 
 def test_noiseless_ridge_with_intercept_is_exact_on_the_augmented_design():
     X, y = regression()
-    est = DPRidge(alpha=0.05, epsilon=INF, solver="cd", max_passes=300, step_size=1.0,
+    est = DPRidge(alpha=0.05, epsilon=INF, solver="cd", passes=300, step_size=1.0,
                   intercept_scaling=2.0)
     est.fit(X, y)
     A = sp.hstack([X, np.full((X.shape[0], 1), 2.0)], format="csc")
@@ -98,7 +97,7 @@ def test_noiseless_logistic_matches_sklearn():
     X, y = classification()
     y2 = (y == "a")
     n, alpha = X.shape[0], 0.01
-    est = DPLogisticRegression(alpha=alpha, epsilon=INF, solver="cd", max_passes=500,
+    est = DPLogisticRegression(alpha=alpha, epsilon=INF, solver="cd", passes=500,
                                fit_intercept=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
@@ -114,7 +113,7 @@ def test_noiseless_lasso_l1_path_through_gcd_and_cd():
     X, y = regression(p=40)
     A = sp.hstack([X, np.ones((X.shape[0], 1))], format="csc")
     ref = exact(A, y, Squared(), L1(0.05), tol=1e-12).coef
-    for solver, steps in (("cd", dict(max_passes=400, step_size=1.0)),
+    for solver, steps in (("cd", dict(passes=400, step_size=1.0)),
                           ("gcd", dict(n_iter=4000, step_size=1.0))):
         est = DPLasso(alpha=0.05, epsilon=INF, solver=solver, **steps)
         with warnings.catch_warnings():
@@ -128,7 +127,7 @@ def test_noiseless_lasso_l1_path_through_gcd_and_cd():
 def test_one_vs_rest_budget_split_is_the_gdp_split_and_composes_to_epsilon():
     X, y = classification(classes=3)
     M = np.full(X.shape[1], 0.25)
-    clf = DPLogisticRegression(epsilon=1.0, delta=1e-5, solver="cd", max_passes=2,
+    clf = DPLogisticRegression(epsilon=1.0, delta=1e-5, solver="cd", passes=2,
                                smoothness=M, random_state=0).fit(X, y)
     assert clf.coef_.shape == (3, X.shape[1]) and clf.intercept_.shape == (3,)
     report = clf.privacy_
@@ -155,7 +154,7 @@ def test_one_vs_rest_falls_back_to_basic_composition_when_needed():
 
 def test_default_delta_is_one_over_n_squared():
     X, y = regression(n=150)
-    est = DPRidge(solver="cd", max_passes=1, smoothness=Squared().smoothness(X),
+    est = DPRidge(solver="cd", passes=1, smoothness=Squared().smoothness(X),
                   clip=1.0, random_state=0).fit(X, y)
     assert est.delta_ == default_delta(150) == 1.0 / 150 ** 2
     assert est.privacy_.delta == pytest.approx(1.0 / 150 ** 2)
@@ -166,11 +165,11 @@ def test_default_delta_is_one_over_n_squared():
 def test_leak_warning_without_public_constants_and_none_with_them():
     X, y = regression()
     with pytest.warns(PrivacyLeakWarning):
-        est = DPRidge(solver="cd", max_passes=1, random_state=0).fit(X, y)
+        est = DPRidge(solver="cd", passes=1, random_state=0).fit(X, y)
     assert math.isinf(est.privacy_.epsilon)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
-        est = DPRidge(solver="cd", max_passes=1, smoothness=0.2, feature_bounds=1.0,
+        est = DPRidge(solver="cd", passes=1, smoothness=0.2, feature_bounds=1.0,
                       target_bound=5.0, random_state=0).fit(X, y)  # |X_ij| <= 1, |y| <= 5
     assert est.privacy_.epsilon <= 1.0 and "smoothness" in str(est.privacy_).lower()
 
@@ -179,7 +178,7 @@ def test_default_clip_is_kappa_times_the_gradient_scale_at_zero():
     from sparsedp.linear_model import default_kappa
     X, y = classification()
     M = np.full(X.shape[1], 0.25)
-    clf = DPLogisticRegression(solver="cd", max_passes=1, smoothness=M, random_state=0)
+    clf = DPLogisticRegression(solver="cd", passes=1, smoothness=M, random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         clf.fit(X, y == "a")
@@ -226,23 +225,24 @@ def test_default_budget_rule():
 
 def test_default_kappa_rule():
     from sparsedp.linear_model import default_kappa
-    from sparsedp.linear_model._base import CD_KAPPA_FACTOR, CONSTANT_KAPPA, KAPPA_RANGE
     mu = 1.0 / calibrate_gaussian(1.0, 1e-6, 1)
     assert default_kappa("cd", 2_000, 400, 1.0, 1e-6) == pytest.approx(
-        CD_KAPPA_FACTOR * math.sqrt(2_000 * mu / 20.0))
+        0.15 * math.sqrt(2_000 * mu / 20.0))
     # more data or budget: a larger clip; more releases: a smaller one; clamped
     assert default_kappa("cd", 2000, 10, 1.0, 1e-6) > default_kappa("cd", 200, 10, 1.0, 1e-6)
     assert default_kappa("cd", 200, 10, 2.0, 1e-6) > default_kappa("cd", 200, 10, 1.0, 1e-6)
     assert default_kappa("cd", 200, 10**6, 1.0, 1e-6) < default_kappa("cd", 200, 10, 1.0, 1e-6)
-    assert default_kappa("cd", 10, 10**8, 0.01, 1e-6) == KAPPA_RANGE[0]
-    assert default_kappa("cd", 10**9, 1, 10.0, 1e-6) == KAPPA_RANGE[1]
+    assert default_kappa("cd", 10, 10**8, 0.01, 1e-6) == 0.1  # clamped to [0.1, 3]
+    assert default_kappa("cd", 10**9, 1, 10.0, 1e-6) == 3.0
     assert default_kappa("gcd", 10, 10, 1.0, 1e-6) == default_kappa(
-        "sgd", 10**6, 10, 5.0, 1e-6) == CONSTANT_KAPPA
+        "sgd", 10**6, 10, 5.0, 1e-6) == 1.0
+    with pytest.raises(ValueError, match="DP-SCD's clip has no unit"):
+        default_kappa("scd", 10, 10, 1.0, 1e-6)
 
 
 def test_report_prints_and_converts_to_dict():
     X, y = classification()
-    clf = DPLinearSVC(solver="cd", max_passes=1, smoothness=np.full(X.shape[1], 2.0),
+    clf = DPLinearSVC(solver="cd", passes=1, smoothness=np.full(X.shape[1], 2.0),
                       random_state=0).fit(X, y)
     d = clf.privacy_.to_dict()
     assert d["epsilon"] == pytest.approx(clf.privacy_.epsilon)
@@ -269,7 +269,7 @@ def test_non_canonical_csc_is_canonicalised():
     X, y = regression()
     X = sp.csc_array(X)
     M = Squared().smoothness(X)
-    ref = DPRidge(solver="cd", max_passes=2, smoothness=M, random_state=0).fit(X, y).coef_
+    ref = DPRidge(solver="cd", passes=2, smoothness=M, random_state=0).fit(X, y).coef_
     # the same matrix stored with unsorted, duplicated row indices
     data, indices, indptr = [], [], [0]
     for j in range(X.shape[1]):
@@ -281,7 +281,7 @@ def test_non_canonical_csc_is_canonicalised():
     Y = sp.csc_array((np.array(data), np.array(indices, dtype=np.int32),
                       np.array(indptr, dtype=np.int32)), shape=X.shape)
     assert not Y.has_canonical_format
-    got = DPRidge(solver="cd", max_passes=2, smoothness=M, random_state=0).fit(Y, y).coef_
+    got = DPRidge(solver="cd", passes=2, smoothness=M, random_state=0).fit(Y, y).coef_
     np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12)
 
 
@@ -290,7 +290,7 @@ def test_non_canonical_csc_is_canonicalised():
     (dict(epsilon=float("nan")), "epsilon"), (dict(delta=0.0), "delta"),
     (dict(delta=1.0), "delta"), (dict(solver="newton"), "solver"),
     (dict(solver="scd", alpha=0.0), "scd"), (dict(clip=-1.0), "clip"),
-    (dict(max_passes=0), "passes"), (dict(smoothness=np.ones(3)), "smoothness"),
+    (dict(passes=0), "passes"), (dict(smoothness=np.ones(3)), "smoothness"),
     (dict(smoothness=1.5), "smoothness"), (dict(fit_intercept="yes"), "fit_intercept"),
     (dict(solver_options=[1]), "solver_options"),
 ])
@@ -355,8 +355,37 @@ def test_solver_constraints():
         DPLinearSVC(loss="hinge", solver="cd").fit(X, y)
     with pytest.raises(ValueError, match="scd"):
         DPLasso(solver="scd").fit(*regression())
-    with pytest.raises(ValueError, match="selection applies to solver='gcd'"):
+    with pytest.raises(ValueError, match="dp_scd needs an L2 penalty"):
+        DPLasso(solver="scd").fit(*regression())
+    with pytest.raises(ValueError, match="dp_cd needs a smooth datafit"):
+        DPLinearSVC(loss="hinge", solver="cd").fit(X, y)
+    # each solver-specific parameter goes to the solvers that take it, else an error
+    with pytest.raises(ValueError, match=r"selection does not apply to solver='cd' \(DP-CD\)"):
         DPRidge(solver="cd", selection="laplace").fit(*regression())
+    with pytest.raises(ValueError, match="rule does not apply to solver='sgd'"):
+        DPRidge(solver="sgd", rule="gs-s").fit(*regression())
+    with pytest.raises(ValueError, match="step_size does not apply to solver='scd'"):
+        DPRidge(solver="scd", step_size=1.0).fit(*regression())
+    with pytest.raises(ValueError, match="batch_size does not apply to solver='gcd'"):
+        DPLasso(solver="gcd", batch_size=8).fit(*regression())
+    with pytest.raises(ValueError, match=r"n_iter does not apply to solver='cd' \(DP-CD runs for "
+                                         r"passes\)"):
+        DPLasso(solver="cd", n_iter=5).fit(*regression())
+    with pytest.raises(ValueError, match="passes does not apply to solver='gcd'"):
+        DPLasso(solver="gcd", passes=5).fit(*regression())
+
+
+def test_ridge_by_dp_scd_is_its_functional_fit():
+    """DP-SCD fits what its spec accepts (ridge too): the estimator's fit is the
+    functional call with the estimator's keyword arguments."""
+    X, y = regression()
+    est = DPRidge(alpha=0.1, solver="scd", fit_intercept=False, random_state=3,
+                  epsilon=2.0).fit(X, y)
+    assert est.solver_ == "scd" and est.solver_params_["clip"] == 1.0
+    assert est.solver_params_["batch_size"] == min(64, X.shape[0])
+    res = dp_scd(X, y, Squared(), L2(0.1), epsilon=2.0, delta=est.delta_, random_state=3,
+                 **est.solver_params_)
+    np.testing.assert_array_equal(est.coef_, res.coef)
 
 
 def test_auto_solver_rule():
@@ -386,7 +415,7 @@ def test_auto_solver_rule():
 
 def test_predict_proba_and_decision_function_shapes():
     X, y = classification(classes=3)
-    clf = DPLogisticRegression(solver="cd", max_passes=1, epsilon=5.0,
+    clf = DPLogisticRegression(solver="cd", passes=1, epsilon=5.0,
                                smoothness=np.full(X.shape[1], 0.25), random_state=0).fit(X, y)
     P = clf.predict_proba(X)
     assert P.shape == (X.shape[0], 3)
@@ -400,7 +429,7 @@ def test_warm_start_continues_from_the_previous_fit():
     X, y = regression()
     A = sp.hstack([X, np.ones((X.shape[0], 1))], format="csc")
     ref = exact(A, y, Squared(), L2(0.1), tol=1e-12).coef
-    est = DPRidge(alpha=0.1, epsilon=INF, solver="sgd", batch_size=X.shape[0], max_passes=2,
+    est = DPRidge(alpha=0.1, epsilon=INF, solver="sgd", batch_size=X.shape[0], passes=2,
                   step_size=1.0, warm_start=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
@@ -409,7 +438,7 @@ def test_warm_start_continues_from_the_previous_fit():
             est.fit(X, y)
             errors.append(np.abs(np.r_[est.coef_, est.intercept_] - ref).max())
     assert errors[3] < 0.8 * errors[0]  # gradient descent continued, not restarted
-    cold = DPRidge(alpha=0.1, epsilon=INF, solver="sgd", batch_size=X.shape[0], max_passes=2,
+    cold = DPRidge(alpha=0.1, epsilon=INF, solver="sgd", batch_size=X.shape[0], passes=2,
                    step_size=1.0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
@@ -422,7 +451,7 @@ def test_grid_search_over_a_private_estimator():
     from sklearn.model_selection import GridSearchCV
     X, y = classification(n=400)
     M = np.full(X.shape[1], 0.25)
-    search = GridSearchCV(DPLogisticRegression(solver="cd", max_passes=2, smoothness=M,
+    search = GridSearchCV(DPLogisticRegression(solver="cd", passes=2, smoothness=M,
                                                epsilon=5.0, random_state=0),
                           {"clip": [0.5, 1.0], "step_size": [0.5, 1.0]}, cv=3).fit(X, y)
     assert set(search.best_params_) == {"clip", "step_size"}

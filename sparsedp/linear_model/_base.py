@@ -26,70 +26,45 @@ from sklearn.utils.validation import (assert_all_finite, check_consistent_length
 from .._validation import (check_bool, check_integer, check_option, check_real,
                            check_random_state, check_X, mark_checked)
 from ..exceptions import PrivacyLeakWarning
-from ..penalties import L1, L2, ElasticNet
+from ..datafits import Hinge, Logistic, Squared, SquaredHinge
+from ..penalties import L1, L2, ElasticNet, as_penalty
 from ..privacy import PrivacyLedger, calibrate_gaussian, gdp_epsilon
-from ..solvers import dp_cd, dp_gcd, dp_scd, dp_sgd
+from ..solvers import REGISTRY, get_spec
 from ..solvers._base import check_intercept, constant_column
+from ..solvers._dp_cd import CD_MIN_RATIO
 
-__all__ = ["SOLVERS", "CD_MIN_RATIO", "DEFAULT_SOLVER_OPTIONS", "choose_solver", "default_delta", "default_kappa"]
+__all__ = ["SOLVERS", "CD_MIN_RATIO", "DEFAULT_SOLVER_OPTIONS", "choose_solver", "default_budget",
+           "default_delta", "default_kappa"]
 
-SOLVERS = ("auto", "cd", "gcd", "scd", "sgd")
-#: The solvers that fit the intercept themselves (``fit_intercept``): no copy of X
-NATIVE_INTERCEPT = ("cd", "gcd")
+SOLVERS = ("auto",) + tuple(spec.key for spec in REGISTRY.values())
 
 #: Options of each solver that the estimators set unless ``solver_options`` does
-#: (measured: docs/defaults.rst).
-DEFAULT_SOLVER_OPTIONS = {
-    "cd": {"averaging": False, "order": "shuffle"},
-    "gcd": {},
-    "sgd": {},
-    "scd": {},
-}
+#: (each spec's ``options``, measured: docs/defaults.rst).
+DEFAULT_SOLVER_OPTIONS = {spec.key: dict(spec.options) for spec in REGISTRY.values()}
 
-#: The estimators' defaults of the hyper-parameters left as None (docs/defaults.rst):
-#: clip = kappa * unit, the unit the per-sample gradient scale at 0 (``_clip_unit``),
-#: kappa from :func:`default_kappa`.
-CD_KAPPA_FACTOR = 0.15
-#: DP-GCD's noisy max: measured better whenever the two mechanisms' epsilon0 differ,
-#: and free of report-noisy-max's total-variation slack at large epsilon
-DEFAULT_SELECTION = "exponential"
-KAPPA_RANGE = (0.1, 3.0)
-CONSTANT_KAPPA = 1.0
-#: DP-CD's step on the squared loss (M_j its exact curvature: gamma = 1 would follow
-#: the noise fully; 0.3 measured best on California, 1 on the logistic loss)
-SQUARED_CD_STEP = 0.3
-#: ``solver="auto"`` runs DP-CD when n/p exceeds this ratio, for a penalty with an
-#: L1 part ("l1": else DP-GCD) and without ("l2": else DP-SGD); measured at epsilon
-#: 0.3, 1 and 3 (:func:`choose_solver`, docs/defaults.rst)
-CD_MIN_RATIO = {"l1": 1000.0, "l2": 10.0}
-#: DP-SGD's and DP-SCD's expected batch size (DP-SGD measured at 64), at most n
-DEFAULT_BATCH_SIZE = 64
-DEFAULT_SCD_CLIP = 1.0
+#: The datafit of each ``loss`` name of :func:`choose_solver`
+_DATAFITS = {"squared": Squared(), "logistic": Logistic(), "squared_hinge": SquaredHinge(),
+             "hinge": Hinge()}
+#: The estimators' solver-specific parameters: each goes to the solvers that take it
+_SOLVER_SPECIFIC = ("step_size", "batch_size", "rule", "selection")
 
 
 def default_budget(solver, n_samples, n_features, epsilon=1.0):
     """The default length and step of a run: ``{"passes" or "n_iter", "step_size"}``.
 
-    Measured at epsilon = 1 (docs/defaults.rst).  DP-GCD: ``n epsilon / 300``
-    iterations, within [3, 100] (the best measured: 1 to 3 on dorothea and the
-    1,000-row synthetic problems, 10 to 50 at n = 15,000, 30 on California, 100
-    on Electricity: each iteration's noisy max needs a gradient gap growing with
-    the iterations, which only many rows or a large budget pay for), step 3 when
-    ``n_features >= n_samples``, else 1.  DP-CD: 2 passes when ``n_features >=
-    n_samples`` (every further one only adds noise), else 20, step 1 (with the
-    default clip of :func:`default_kappa`, which shrinks as the passes grow).
-    DP-SGD: 20 passes, step 1; DP-SCD: 20 passes.
+    The solver's spec (:class:`~sparsedp.solvers.SolverSpec`: ``default_budget``,
+    ``default_step``), measured at epsilon = 1 (docs/defaults.rst).  DP-GCD:
+    ``n epsilon / 300`` iterations, within [3, 100], step 3 when ``n_features
+    >= n_samples``, else 1.  DP-CD: 2 passes when ``n_features >= n_samples``
+    (every further one only adds noise), else 20, step 1 (0.3 on the squared
+    loss; with the default clip of :func:`default_kappa`, which shrinks as the
+    passes grow).  DP-SGD: 20 passes, step 1; DP-SCD: 20 passes (no step).
     """
-    wide = n_features >= n_samples
-    if solver == "gcd":
-        n_iter = 100 if math.isinf(epsilon) else int(min(max(round(n_samples * epsilon
-                                                                   / 300.0), 3), 100))
-        return {"n_iter": n_iter, "step_size": 3.0 if wide else 1.0}
-    if solver == "cd":
-        return {"passes": 2.0 if wide else 20.0, "step_size": 1.0}  # squared loss: 0.3
-    if solver == "sgd":
-        return {"passes": 20.0, "step_size": 1.0}
-    return {"passes": 20.0}
+    spec = get_spec(solver)
+    out = {spec.budget: spec.default_budget(n_samples, n_features, epsilon)}
+    if spec.default_step is not None:
+        out["step_size"] = spec.default_step(n_samples, n_features, None)
+    return out
 
 
 def default_delta(n_samples):
@@ -103,29 +78,29 @@ def default_delta(n_samples):
 def default_kappa(solver, n_samples, releases, epsilon, delta):
     """The default clipping threshold in units of the per-sample gradient scale at 0.
 
-    DP-CD: ``kappa = 0.15 sqrt(n mu / sqrt(T))`` within ``KAPPA_RANGE``, with
-    ``T`` the coordinate updates and ``mu`` the Gaussian-DP parameter of
-    (epsilon, delta): the noise of an update relative to a gradient at the clip
-    is ``~ kappa sqrt(T) / (n mu)``, and the measured best kappa grows as the
-    square root of ``n mu / sqrt(T)`` (0.3 on scikit-learn's 200-row check
-    data, about 3 on California and Electricity; docs/defaults.rst).  DP-GCD
-    and DP-SGD: 1 (DP-GCD's measured best: 1 on dorothea and the synthetic
-    problems, 1 to 1.5 at n = 15,000, 3 on California and Electricity, where 1
-    is within 1.5x).  Only public values enter.
+    The solver's spec (``default_kappa``).  DP-CD: ``kappa = 0.15 sqrt(n mu /
+    sqrt(T))`` within [0.1, 3], with ``T`` the coordinate updates (``releases``)
+    and ``mu`` the Gaussian-DP parameter of (epsilon, delta)
+    (:func:`sparsedp.solvers._dp_cd.default_kappa`).  DP-GCD and DP-SGD: 1
+    (DP-GCD's measured best: 1 on dorothea and the synthetic problems, 1 to
+    1.5 at n = 15,000, 3 on California and Electricity, where 1 is within
+    1.5x).  DP-SCD has no unit (its default clip is 1): ValueError.  Only
+    public values enter.
     """
-    if solver != "cd":
-        return CONSTANT_KAPPA
-    mu = 1.0 / calibrate_gaussian(epsilon, delta, 1)
-    kappa = CD_KAPPA_FACTOR * math.sqrt(n_samples * mu / math.sqrt(max(releases, 1)))
-    return min(max(kappa, KAPPA_RANGE[0]), KAPPA_RANGE[1])
+    spec = get_spec(solver)
+    if spec.default_kappa is None:
+        raise ValueError(f"{spec.label}'s clip has no unit: its default clip is "
+                         f"{spec.default_clip}")
+    return spec.default_kappa(n_samples, releases, epsilon, delta)
 
 
 def choose_solver(loss, l1, n_samples, n_features):
     """The solver ``solver="auto"`` runs (docs/defaults.rst, "solver='auto'").
 
-    Measured (``experiments/defaults.py``, ``experiments/auto_boundary.py``
-    and ``experiments/auto_rule.py``: each solver's best over its grid, n/p
-    from 1 to 5,664):
+    The first solver of :data:`~sparsedp.solvers.REGISTRY` whose spec's
+    ``auto`` rule holds.  Measured (``experiments/defaults.py``,
+    ``experiments/auto_boundary.py`` and ``experiments/auto_rule.py``: each
+    solver's best over its grid, n/p from 1 to 5,664):
 
     * the hinge loss: DP-SCD (the only solver for a non-smooth loss);
     * a penalty with an L1 part (``l1 > 0``): DP-CD when ``n_samples >
@@ -148,12 +123,24 @@ def choose_solver(loss, l1, n_samples, n_features):
     The boundary depends on the problem, not on n/p alone (the sparsity of
     w*, the separability of the data): the ratios give the smallest
     worst-case loss over the problems measured, not a law.
+
+    Parameters
+    ----------
+    loss : {"squared", "logistic", "squared_hinge", "hinge"}
+    l1 : float
+        The penalty's L1 strength.
+    n_samples, n_features : int
+
+    Returns
+    -------
+    str
+        The solver's key (``"cd"``, ``"gcd"``, ``"sgd"``, ``"scd"``).
     """
-    if loss == "hinge":
-        return "scd"
-    if n_samples > CD_MIN_RATIO["l1" if l1 > 0.0 else "l2"] * n_features:
-        return "cd"
-    return "gcd" if l1 > 0.0 else "sgd"
+    datafit = _DATAFITS[check_option(loss, "loss", tuple(_DATAFITS))]
+    for spec in REGISTRY.values():
+        if spec.auto is not None and spec.auto(datafit, l1, n_samples, n_features):
+            return spec.key
+    raise ValueError(f"no solver fits the {loss} loss")  # every loss has one
 
 
 def _with_intercept_column(Xc, scaling):
@@ -211,11 +198,11 @@ class DPLinearModel(BaseEstimator):
     """Base class of the private linear estimators (not for direct use).
 
     Subclasses define ``_loss`` (``"squared"``, ``"logistic"``,
-    ``"squared_hinge"`` or ``"hinge"``), :meth:`_datafit`, :meth:`_penalty` and
-    the solvers they accept (``_solvers``).
+    ``"squared_hinge"`` or ``"hinge"``), :meth:`_datafit` and :meth:`_penalty`;
+    the solvers that fit them are those whose spec accepts the model
+    (:meth:`sparsedp.solvers.SolverSpec.unmet`).
     """
 
-    _solvers = ("cd", "gcd", "sgd", "scd")
     #: ``rms(loss'(0, y))`` when it is public (None: the squared loss, from ``target_bound``)
     _derivative_scale = None
 
@@ -228,7 +215,7 @@ class DPLinearModel(BaseEstimator):
 
     # ---- parameters ----------------------------------------------------------------
     def _check_params(self, n_samples, n_features):
-        """The validated common parameters, as a dict."""
+        """The validated common parameters, as a dict (``"spec"``: the solver's)."""
         params = {}
         params["epsilon"] = check_real(self.epsilon, "epsilon", allow_inf=True)
         params["delta"] = (default_delta(n_samples) if self.delta is None
@@ -238,16 +225,17 @@ class DPLinearModel(BaseEstimator):
         if solver == "auto":
             solver = choose_solver(self._loss, penalty.l1 if penalty else 0.0,
                                    n_samples, n_features)
-        if solver not in self._solvers:
+        spec = get_spec(solver)
+        unmet = spec.unmet(self._datafit(), as_penalty(penalty))
+        if unmet is not None:
+            fits = [s.key for s in REGISTRY.values()
+                    if s.unmet(self._datafit(), as_penalty(penalty)) is None]
             raise ValueError(f"solver={solver!r} cannot fit {type(self).__name__} with these "
-                             f"parameters; use one of {self._solvers}")
-        if solver == "scd" and (penalty is None or penalty.l1 > 0 or penalty.l2 <= 0):
-            raise ValueError("solver='scd' (DP-SCD, a dual method) needs an L2 penalty with "
-                             "alpha > 0 and no L1 part")
-        params["solver"], params["penalty"] = solver, penalty
+                             f"parameters ({unmet}); use one of {tuple(fits)}")
+        params["solver"], params["spec"], params["penalty"] = solver, spec, penalty
         params["fit_intercept"] = check_bool(self.fit_intercept, "fit_intercept")
         params["intercept_scaling"] = check_intercept(True, self.intercept_scaling)
-        params["native_intercept"] = params["fit_intercept"] and solver in NATIVE_INTERCEPT
+        params["native_intercept"] = params["fit_intercept"] and spec.takes("fit_intercept")
         params["warm_start"] = check_bool(self.warm_start, "warm_start")
         params["verbose"] = check_integer(self.verbose, "verbose", low=0)
         if self.solver_options is not None and not isinstance(self.solver_options, dict):
@@ -258,70 +246,65 @@ class DPLinearModel(BaseEstimator):
     def _solver_kwargs(self, params, X, targets):
         """The functional solver's keyword arguments (all but the data and budget), and
         the leaks of the defaults computed from the data (``[(name, description)]``)."""
-        solver = params["solver"]
-        n_features = self.n_features_in_
+        spec, solver = params["spec"], params["solver"]
+        n_samples, n_features = X.shape[0], self.n_features_in_
         n_columns = n_features + params["fit_intercept"]  # the coordinates, intercept's too
-        kw = dict(DEFAULT_SOLVER_OPTIONS[solver])
+        kw = dict(spec.options)
+        if "batch_size" in kw:
+            kw["batch_size"] = min(kw["batch_size"], n_samples)
+        for name in _SOLVER_SPECIFIC:
+            value = getattr(self, name)
+            if value is None:
+                continue
+            if not spec.takes(name):
+                raise ValueError(f"{name} does not apply to solver={solver!r} ({spec.label}); "
+                                 f"leave it None")
+            kw[name] = value
         kw.update(self.solver_options or {})
-        smoothness_kw, trace = self._smoothness_kwargs(params, n_features)
+        smoothness_kw, trace_bound = self._smoothness_kwargs(params, n_features)
         kw.update(smoothness_kw)
         if params["native_intercept"]:
             kw.update(fit_intercept=True, intercept_scaling=params["intercept_scaling"])
-        budget = default_budget(solver, X.shape[0], n_features, params["epsilon"])
-        if solver == "cd" and self._loss == "squared":
-            budget["step_size"] = SQUARED_CD_STEP
-        if solver == "gcd":
-            kw["n_iter"] = (budget["n_iter"] if self.n_iter is None
-                            else check_integer(self.n_iter, "n_iter"))
-        else:
-            kw["passes"] = (budget["passes"] if self.max_passes is None
-                            else check_real(self.max_passes, "max_passes"))
+        for budget in {s.budget for s in REGISTRY.values()} - {spec.budget}:
+            if getattr(self, budget) is not None:
+                raise ValueError(f"{budget} does not apply to solver={solver!r} ({spec.label} "
+                                 f"runs for {spec.budget}); leave it None")
+        value = getattr(self, spec.budget)
+        kw[spec.budget] = (spec.default_budget(n_samples, n_features, params["epsilon"])
+                           if value is None else check_real(value, spec.budget))
+        if spec.default_step is not None and "step_size" not in kw:
+            kw["step_size"] = spec.default_step(n_samples, n_features, self._datafit())
         leaks = []
         if self.clip is not None:
             kw["clip"] = self.clip
         elif math.isinf(params["epsilon"]):
             kw["clip"] = math.inf
-        elif solver == "scd":
-            kw["clip"] = DEFAULT_SCD_CLIP
+        elif spec.default_kappa is None:
+            kw["clip"] = spec.default_clip
         else:
-            unit, leaks = self._clip_unit(trace, X, targets, params)
-            releases = (kw["n_iter"] if solver == "gcd" else kw["passes"] * n_columns)
-            kw["clip"] = default_kappa(solver, X.shape[0], releases, params["epsilon"],
-                                       params["delta"]) * unit
-        if solver != "scd":
-            kw["step_size"] = budget["step_size"] if self.step_size is None \
-                else self.step_size
-        elif self.step_size is not None:
-            raise ValueError("step_size does not apply to solver='scd' (closed-form dual "
-                             "steps); leave it None")
-        if solver in ("sgd", "scd"):
-            kw["batch_size"] = (min(DEFAULT_BATCH_SIZE, X.shape[0]) if self.batch_size is None
-                                else self.batch_size)
-        if solver == "gcd":
-            kw["rule"] = self.rule
-            kw["selection"] = DEFAULT_SELECTION if self.selection is None else self.selection
-        elif self.selection is not None:
-            raise ValueError(f"selection applies to solver='gcd' only, got solver={solver!r}")
+            unit, leaks = self._clip_unit(trace_bound, X, targets, params)
+            kw["clip"] = spec.default_kappa(n_samples, spec.releases(kw[spec.budget], n_columns),
+                                            params["epsilon"], params["delta"]) * unit
         return kw, leaks
 
-    def _clip_unit(self, trace, X, targets, params):
+    def _clip_unit(self, trace_bound, X, targets, params):
         """The per-sample gradient scale at 0, ``sqrt(tr M / beta) * rms(loss'(0, y))``
         (the unit of the clipping threshold: docs/defaults.rst), and its leaks.
 
-        ``tr M / beta`` is the mean squared row norm: ``trace`` is its public
-        bound (:meth:`_smoothness_kwargs`), None computes it from the data (a
-        leak).  ``rms(loss'(0, y))`` is ``_derivative_scale`` (1/2 logistic, 2
+        ``tr M / beta`` is the mean squared row norm: ``trace_bound`` is its public
+        bound (``trace_bound``, :meth:`_smoothness_kwargs`), None computes it from the
+        data (a leak).  ``rms(loss'(0, y))`` is ``_derivative_scale`` (1/2 logistic, 2
         squared hinge); for the squared loss ``2 * target_bound`` (public), else
         ``2 * rms(y)`` from the data (a leak).
         """
         datafit = self._datafit()
         leaks = []
-        if trace is None:
+        if trace_bound is None:
             M = datafit.smoothness(X)
             if params["native_intercept"]:  # as on [X, s * 1]
                 M = np.append(M, datafit.smoothness(constant_column(
                     X.shape[0], params["intercept_scaling"], X.indices.dtype)))
-            trace = float(M.sum())
+            trace_bound = float(M.sum())
             leaks.append(("clipping threshold", "the default clip's scale, sqrt(tr M / beta), "
                           "computed from the data (give public smoothness constants or "
                           "feature bounds, or a clip)"))
@@ -335,7 +318,7 @@ class DPLinearModel(BaseEstimator):
                 leaks.append(("clipping threshold (targets)", "the default clip's scale, "
                               "2 rms(y), computed from the targets (give target_bound, or a "
                               "clip)"))
-        unit = math.sqrt(trace / datafit.beta) * derivative
+        unit = math.sqrt(trace_bound / datafit.beta) * derivative
         if not unit > 0:
             unit = 1.0  # X or y is 0: any clip gives the same fit
         return unit, leaks
@@ -345,11 +328,11 @@ class DPLinearModel(BaseEstimator):
         on ``tr M`` (None if there is none), the intercept column's constant
         included: appended to the arrays, except for a solver that fits the
         intercept itself (it appends the same public values)."""
-        solver, smoothness, bounds = params["solver"], self.smoothness, self.feature_bounds
+        spec, smoothness, bounds = params["spec"], self.smoothness, self.feature_bounds
         extra = params["fit_intercept"]
         s = params["intercept_scaling"]
         beta = self._datafit().beta
-        trace = None  # sum_j M_j, from public constants or (an upper bound) public bounds
+        trace_bound = None  # sum_j M_j, from public constants or (an upper bound) public bounds
         if smoothness is not None and np.ndim(smoothness) == 1:
             M = np.asarray(smoothness, dtype=np.float64)
             if M.shape != (n_features,):
@@ -357,7 +340,7 @@ class DPLinearModel(BaseEstimator):
                                  f"({n_features},), got shape {M.shape}")
             # the intercept column's constant is public: beta * scaling**2 (appended here,
             # or by a solver that fits the intercept itself)
-            trace = float(np.sum(M)) + (beta * s * s if extra else 0.0)
+            trace_bound = float(np.sum(M)) + (beta * s * s if extra else 0.0)
             if extra and not params["native_intercept"]:
                 M = np.append(M, beta * s * s)
             smoothness = M
@@ -375,30 +358,32 @@ class DPLinearModel(BaseEstimator):
             bounds = np.append(b, s) if extra else b
         elif bounds is not None and extra:
             bounds = np.append(np.full(n_features, check_real(bounds, "feature_bounds")), s)
-        if trace is None and bounds is not None:
+        if trace_bound is None and bounds is not None:
             b = np.broadcast_to(np.asarray(bounds, dtype=np.float64), (n_features + extra,))
-            trace = beta * float(np.sum(b * b))
+            trace_bound = beta * float(np.sum(b * b))
         if params["native_intercept"]:  # the solver appends the column's public values
             if bounds is not None and np.ndim(self.feature_bounds) == 0:
                 bounds = self.feature_bounds
             elif bounds is not None:
                 bounds = bounds[:n_features]
-        if solver == "scd":
+        solver = params["solver"]
+        if spec.smoothness is None:
             if smoothness is not None or bounds is not None:
-                raise ValueError("smoothness and feature_bounds do not apply to solver='scd'")
-            return {}, trace
-        if solver == "sgd":
+                raise ValueError(f"smoothness and feature_bounds do not apply to "
+                                 f"solver={solver!r}")
+            return {}, trace_bound
+        if spec.smoothness == "global":
             if bounds is not None:
-                raise ValueError("feature_bounds does not apply to solver='sgd'; give public "
-                                 "smoothness constants or None")
+                raise ValueError(f"feature_bounds does not apply to solver={solver!r}; give "
+                                 f"public smoothness constants or None")
             if smoothness is None:
-                return {"smoothness": None}, trace
+                return {"smoothness": None}, trace_bound
             if np.ndim(smoothness) == 0:
-                raise ValueError("solver='sgd' has no private smoothness estimate: give public "
-                                 "constants (an array) or None")
+                raise ValueError(f"solver={solver!r} has no private smoothness estimate: give "
+                                 f"public constants (an array) or None")
             # ||X||_2^2 <= ||X||_F^2: sum_j M_j bounds the global smoothness beta ||X||^2 / n
-            return {"smoothness": trace}, trace
-        return {"smoothness": smoothness, "feature_bounds": bounds}, trace
+            return {"smoothness": trace_bound}, trace_bound
+        return {"smoothness": smoothness, "feature_bounds": bounds}, trace_bound
 
     # ---- fitting -------------------------------------------------------------------
     _input = dict(accept_sparse=("csc", "csr", "coo"), dtype=np.float64,
@@ -441,7 +426,7 @@ class DPLinearModel(BaseEstimator):
 
         ``init``: None or the warm start ``(coef, intercept)``.
         """
-        solver, s = params["solver"], params["intercept_scaling"]
+        s = params["intercept_scaling"]
         appended = params["fit_intercept"] and not params["native_intercept"]
         datafit, penalty = self._datafit(), kw.pop("penalty")
         common = dict(epsilon=epsilon, delta=delta, random_state=generator)
@@ -449,8 +434,7 @@ class DPLinearModel(BaseEstimator):
             common.update(coef_init=init[0], intercept_init=init[1])
         elif init is not None:
             common["coef_init"] = np.append(init[0], init[1] / s) if appended else init[0]
-        function = {"cd": dp_cd, "gcd": dp_gcd, "sgd": dp_sgd, "scd": dp_scd}[solver]
-        result = function(X, y, datafit, penalty, **common, **kw)
+        result = params["spec"].function(X, y, datafit, penalty, **common, **kw)
         if appended:
             return result.coef[:-1], result.coef[-1] * s, result
         return result.coef, result.intercept, result
@@ -472,9 +456,9 @@ class DPLinearModel(BaseEstimator):
         seeds = [generator] if k == 1 else generator.spawn(k)  # k = 1: the functional API's draws
         init = self._warm_coef(params, k)
         solver = params["solver"]
-        if init is not None and solver == "scd":
-            warnings.warn("warm_start is ignored by solver='scd' (its dual state is not kept)",
-                          UserWarning, stacklevel=3)
+        if init is not None and not params["spec"].takes("coef_init"):
+            warnings.warn(f"warm_start is ignored by solver={solver!r} (it takes no starting "
+                          f"point)", UserWarning, stacklevel=3)
             init = None
 
         def fit(c, budget):

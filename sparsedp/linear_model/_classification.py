@@ -121,11 +121,10 @@ class DPLogisticRegression(_DPClassifier):
 
     _loss = "logistic"
     _derivative_scale = 0.5  # |loss'(0, y)| = 1/2
-    _solvers = ("cd", "gcd", "sgd", "scd")
 
     def __init__(self, penalty="l2", *, alpha=1e-3, l1_ratio=None, epsilon=1.0, delta=None,
-                 solver="auto", max_passes=None, n_iter=None, step_size=None, clip=None,
-                 rule="gs-r", selection=None, smoothness=None, feature_bounds=None,
+                 solver="auto", passes=None, n_iter=None, step_size=None, clip=None,
+                 rule=None, selection=None, smoothness=None, feature_bounds=None,
                  batch_size=None, fit_intercept=True, intercept_scaling=1.0,
                  solver_options=None, random_state=None, warm_start=False, verbose=0):
         store_params(self, locals())
@@ -177,8 +176,8 @@ class DPLinearSVC(_DPClassifier):
     """
 
     def __init__(self, penalty="l2", loss="squared_hinge", *, alpha=1e-3, epsilon=1.0,
-                 delta=None, solver="auto", max_passes=None, n_iter=None, step_size=None,
-                 clip=None, rule="gs-r", selection=None, smoothness=None, feature_bounds=None,
+                 delta=None, solver="auto", passes=None, n_iter=None, step_size=None,
+                 clip=None, rule=None, selection=None, smoothness=None, feature_bounds=None,
                  batch_size=None, fit_intercept=True, intercept_scaling=1.0,
                  solver_options=None, random_state=None, warm_start=False, verbose=0):
         store_params(self, locals())
@@ -188,10 +187,6 @@ class DPLinearSVC(_DPClassifier):
         return check_option(self.loss, "loss", ("squared_hinge", "hinge"))
 
     _derivative_scale = 2.0  # |squared hinge'(0, y)| = 2
-
-    @property
-    def _solvers(self):
-        return ("scd",) if self._loss == "hinge" else ("cd", "gcd", "sgd")
 
     def _datafit(self):
         return Hinge() if self._loss == "hinge" else SquaredHinge()

@@ -14,17 +14,20 @@ COMMON_PARAMETERS = """\
         DP-GCD; without, DP-CD when ``n_samples > 10 n_features``, else DP-SGD;
         DP-SCD for the hinge loss; :data:`~sparsedp.linear_model.CD_MIN_RATIO`,
         docs/defaults.rst).  After fit, ``solver_`` says which ran.
-    max_passes : float or None, default=None
-        Passes over the data (DP-CD: coordinate updates / n_features; DP-SGD and
-        DP-SCD: epochs).  None: :func:`~sparsedp.linear_model.default_budget`
+    passes : float or None, default=None
+        The budget of DP-CD, DP-SGD and DP-SCD, as their ``passes``: passes over
+        the data (DP-CD: coordinate updates / n_features; DP-SGD and DP-SCD:
+        expected epochs).  None: :func:`~sparsedp.linear_model.default_budget`
         (DP-CD: 20 when ``n_samples > n_features``, else 2; DP-SGD, DP-SCD: 20).
+        Must be None with DP-GCD.
     n_iter : int or None, default=None
-        DP-GCD's number of greedy iterations.  None: ``n epsilon / 300`` within
-        [3, 100] (:func:`~sparsedp.linear_model.default_budget`).
+        DP-GCD's budget, its number of greedy iterations.  None: ``n epsilon /
+        300`` within [3, 100] (:func:`~sparsedp.linear_model.default_budget`).
+        Must be None with the other solvers.
     step_size : float or None, default=None
         gamma in the solvers' step ``gamma / M_j`` (DP-CD, DP-GCD) or ``gamma /
         beta`` (DP-SGD).  None: 1 (DP-GCD with ``n_features >= n_samples``: 3;
-        DP-CD on the squared loss: 0.3).
+        DP-CD on the squared loss: 0.3).  DP-SCD has no step (leave it None).
     clip : float or None, default=None
         The clipping hyper-parameter C of the solver.  None: ``kappa * unit``,
         ``unit`` the per-sample gradient scale at 0 (``sqrt(tr M / beta)`` times
@@ -32,8 +35,8 @@ COMMON_PARAMETERS = """\
         leak) and ``kappa`` from :func:`~sparsedp.linear_model.default_kappa`
         (DP-CD: grows with ``n epsilon``, shrinks with the number of updates;
         DP-GCD, DP-SGD: 1; docs/defaults.rst).  DP-SCD: 1.0.
-    rule : {"gs-r", "gs-s", "gs-q"}, default="gs-r"
-        DP-GCD's greedy rule.
+    rule : {"gs-r", "gs-s", "gs-q"} or None, default=None
+        DP-GCD's greedy rule (None: its default, "gs-r").
     selection : {"exponential", "laplace"} or None, default=None
         DP-GCD's noisy max.  None: the exponential mechanism (measured better
         whenever the two differ; docs/defaults.rst).
@@ -48,6 +51,8 @@ COMMON_PARAMETERS = """\
         (None: computed from the data, a recorded leak).
     batch_size : int or None, default=None
         DP-SGD and DP-SCD: expected (Poisson) batch size.  None: 64 (at most n).
+        ``step_size``, ``rule``, ``selection`` and ``batch_size`` go to the
+        solvers that take them; set for another, they raise a ValueError.
     fit_intercept : bool, default=True
         Fit an intercept as the coefficient of an extra public column of
         constant value ``intercept_scaling`` (nothing is computed from the data

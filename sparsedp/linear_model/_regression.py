@@ -73,14 +73,13 @@ class DPLasso(_DPRegressor):
     True
     """
 
-    def __init__(self, alpha=1.0, *, epsilon=1.0, delta=None, solver="auto", max_passes=None,
-                 n_iter=None, step_size=None, clip=None, rule="gs-r", selection=None,
+    def __init__(self, alpha=1.0, *, epsilon=1.0, delta=None, solver="auto", passes=None,
+                 n_iter=None, step_size=None, clip=None, rule=None, selection=None,
                  smoothness=None, feature_bounds=None, batch_size=None, fit_intercept=True,
                  intercept_scaling=1.0, target_bound=None, solver_options=None, random_state=None,
                  warm_start=False, verbose=0):
         store_params(self, locals())
 
-    _solvers = ("cd", "gcd", "sgd")
 
     def _penalty(self):
         return penalty_of("l1", self.alpha, None)
@@ -103,13 +102,12 @@ class DPElasticNet(_DPRegressor):
     """
 
     def __init__(self, alpha=1.0, l1_ratio=0.5, *, epsilon=1.0, delta=None, solver="auto",
-                 max_passes=None, n_iter=None, step_size=None, clip=None, rule="gs-r",
+                 passes=None, n_iter=None, step_size=None, clip=None, rule=None,
                  selection=None, smoothness=None, feature_bounds=None, batch_size=None,
                  fit_intercept=True, intercept_scaling=1.0, target_bound=None, solver_options=None,
                  random_state=None, warm_start=False, verbose=0):
         store_params(self, locals())
 
-    _solvers = ("cd", "gcd", "sgd")
 
     def _penalty(self):
         return penalty_of("elasticnet", self.alpha, self.l1_ratio)
@@ -129,8 +127,8 @@ class DPRidge(_DPRegressor):
 {fitted}
     """
 
-    def __init__(self, alpha=1.0, *, epsilon=1.0, delta=None, solver="auto", max_passes=None,
-                 n_iter=None, step_size=None, clip=None, rule="gs-r", selection=None,
+    def __init__(self, alpha=1.0, *, epsilon=1.0, delta=None, solver="auto", passes=None,
+                 n_iter=None, step_size=None, clip=None, rule=None, selection=None,
                  smoothness=None, feature_bounds=None, batch_size=None, fit_intercept=True,
                  intercept_scaling=1.0, target_bound=None, solver_options=None, random_state=None,
                  warm_start=False, verbose=0):

@@ -24,6 +24,7 @@ from ._base import (Budget, KernelOutput, PrivateSolver, Problem, _after_slack, 
 from ._dp_cd import split_generator
 from ._release import (RESERVED_STEP_ETA, WALK_SLACK_SOURCES, WalkRelease, calibrate_batches,
                        record_walk_slack, walk_slack)
+from ._spec import Hyperparameter, SolverSpec
 
 __all__ = ["dp_scd"]
 
@@ -273,3 +274,20 @@ def dp_scd(X, y, datafit, penalty, *, epsilon, delta, passes, clip, batch_size,
                        random_state=random_state, trace=trace, diagnostics=diagnostics,
                        passes=passes, batch_size=batch_size, sampling=sampling, lazy=lazy,
                        noise_alpha=noise_alpha)
+
+
+SPEC = SolverSpec(
+    name="dp_scd", key="scd", label="DP-SCD", function=dp_scd, budget="passes",
+    relation="add-remove",
+    datafit_requires=(("dual", "Squared(), Logistic() or Hinge() (ridge, logistic "
+                       "regression, SVM: a closed-form dual step)"),),
+    penalty_requires=(("ridge", "an L2 penalty L2(alpha) with alpha > 0 and no L1 part "
+                       "(the dual's regulariser)"),),
+    smoothness=None,    budget_grid=Hyperparameter("passes", (1, 5), (1, 2, 5, 10, 20)),
+    hyperparameters=(Hyperparameter("clip", (0.1, 1.0), (0.01, 0.1, 1.0)),),
+    default_budget=lambda n, p, epsilon: 20.0,
+    default_clip=1.0,  # |zeta_j| max(1, ||x_j||) <= C: a scale-free bound on the dual step
+    releases=lambda passes, n_columns: passes * n_columns,
+    # the only solver of a loss that is not smooth
+    auto=lambda datafit, l1, n, p: not datafit.smooth,
+    options={"batch_size": 64})

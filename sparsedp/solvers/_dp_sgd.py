@@ -41,6 +41,7 @@ from ._base import (Budget, KernelOutput, _after_slack, check_clip, check_coef_i
                     check_problem, csr_rows, result_of)
 from ._release import (RESERVED_STEP_ETA, WALK_SLACK_SOURCES, WalkRelease, calibrate_batches,
                        record_walk_slack, walk_slack)
+from ._spec import Hyperparameter, SolverSpec
 
 __all__ = ["dp_sgd"]
 
@@ -252,3 +253,21 @@ def dp_sgd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_si
                        clip=clip, step_size=step_size, batch_size=batch_size, sampling=sampling,
                        smoothness=smoothness, lazy=lazy, random_state=random_state, trace=trace,
                        diagnostics=diagnostics, coef_init=coef_init)
+
+
+SPEC = SolverSpec(
+    name="dp_sgd", key="sgd", label="DP-SGD", function=dp_sgd, budget="passes",
+    relation="add-remove",
+    datafit_requires=(("smooth", "a smooth datafit (finite beta)"),), penalty_requires=(),
+    smoothness="global",
+    budget_grid=Hyperparameter("passes", (1, 5), (1, 2, 5, 10, 20)),
+    hyperparameters=(
+        Hyperparameter("clip", (0.1, 1.0), (0.01, 0.1, 1.0, 3.0), per_unit=True),
+        Hyperparameter("step_size", (0.01, 0.1, 1.0), (0.001, 0.01, 0.1, 1.0))),
+    default_budget=lambda n, p, epsilon: 20.0,
+    default_step=lambda n, p, datafit: 1.0,
+    default_kappa=lambda n, releases, epsilon, delta: 1.0,
+    releases=lambda passes, n_columns: passes * n_columns,
+    auto=lambda datafit, l1, n, p: datafit.smooth and l1 == 0.0,
+    # the expected batch size measured best (at most n)
+    options={"batch_size": 64})
