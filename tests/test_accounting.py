@@ -734,10 +734,10 @@ def test_rdp_fractional_tail_bound_covers_the_terms_left_out(q, z, alpha, monkey
     (written out here independently); without the tail bound it would not."""
     from scipy import special
 
-    from sparsedp.privacy.rdp import _SampledGaussianRDP
+    from sparsedp.privacy._subsampled import SampledGaussianTable
 
-    monkeypatch.setattr(_SampledGaussianRDP, "_N_FRAC_TERMS", (200,))
-    ours = _SampledGaussianRDP(q, np.array([alpha])).log_a(z)[0]
+    monkeypatch.setattr(SampledGaussianTable, "_N_FRAC_TERMS", (200,))
+    ours = SampledGaussianTable(q, np.array([alpha])).log_a(z)[0]
     i = np.arange(200_000, dtype=float)
     j = alpha - i
     z0 = z * z * math.log(1 / q - 1) + 0.5
