@@ -3,8 +3,8 @@ import math
 
 import numpy as np
 
-from sparsedp.accounting import calibrate_gaussian, gaussian_epsilon
 from sparsedp.penalties import L1
+from sparsedp.privacy import calibrate_gaussian, gaussian_epsilon
 from sparsedp.solvers import exact
 
 

@@ -60,8 +60,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from common import lambda_for_support, paper_noise_multiplier  # noqa: E402
 
-from sparsedp.accounting import (calibrate_gaussian, calibrate_sampled_gaussian,  # noqa: E402
-                                 calibrate_sampled_gaussian_pld)
 from sparsedp.datafits import Logistic, Squared  # noqa: E402
 from sparsedp.datasets import (load_california, load_dorothea, load_electricity,  # noqa: E402
                                load_madelon, make_sparse_lasso, standardize)
@@ -69,6 +67,8 @@ from sparsedp.exceptions import PrivacyLeakWarning  # noqa: E402
 from sparsedp.experiments import (Problem, plot_error_vs_passes, run_grid,  # noqa: E402
                                   summarize, support_table, tuning_cost)
 from sparsedp.penalties import L1, L2  # noqa: E402
+from sparsedp.privacy import (calibrate_gaussian, calibrate_sampled_gaussian,  # noqa: E402
+                              calibrate_sampled_gaussian_pld)
 from sparsedp.solvers import calibrate_dp_gcd  # noqa: E402
 
 RESULTS = HERE / "results" / "repro"

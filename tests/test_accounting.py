@@ -1,4 +1,4 @@
-"""Tests of sparsedp.accounting: exactness, safety, tightness against Google's dp-accounting."""
+"""Tests of sparsedp.privacy's accountants: exactness, safety, tightness against Google's dp-accounting."""
 import logging
 import math
 from fractions import Fraction
@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from scipy import optimize
 
-from sparsedp.accounting import (
+from sparsedp.privacy import (
     DEFAULT_ORDERS,
     PrivacyLedger,
     calibrate_gaussian,
@@ -635,7 +635,6 @@ def test_sampler_total_variation_is_paid_from_delta():
     assert led.epsilon == pytest.approx(eps, rel=1e-9)
     assert led.epsilon > ideal
     # the guarantee it states holds: delta_ideal(eps) + (1 + e^eps) T <= delta
-    from sparsedp.accounting import gaussian_delta
     assert gaussian_delta(10.0, 100, led.epsilon) + (1 + math.exp(led.epsilon)) * 1e-9 <= 1e-6
     assert "total variation" in str(led)
     with pytest.raises(ValueError, match="tau"):

@@ -48,6 +48,15 @@ def test_removed_history_is_gone():
     assert importlib.util.find_spec("sparsedp.demo") is None  # sparsedp compare
 
 
+def test_accounting_is_an_alias_of_privacy():
+    """``sparsedp.accounting`` (API contract) gives the public names of ``sparsedp.privacy``."""
+    import sparsedp.accounting
+    import sparsedp.privacy
+    assert sparsedp.accounting.__all__ == sparsedp.privacy.__all__
+    for name in sparsedp.privacy.__all__:
+        assert getattr(sparsedp.accounting, name) is getattr(sparsedp.privacy, name), name
+
+
 def test_version_is_semantic():
     parts = sparsedp.__version__.split(".")
     assert len(parts) == 3 and all(p.isdigit() for p in parts)

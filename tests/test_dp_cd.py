@@ -13,11 +13,11 @@ from sparsedp._kernels import kernel_id
 from sparsedp._kernels._dp_cd_fast import (
     BATCH_SIZE as BATCH, CoordinateBlocks, RandomStreams, dp_cd_steps, sigmoid_neg,
 )
-from sparsedp.accounting import calibrate_gaussian, gaussian_epsilon
 from sparsedp.datafits import Logistic, Squared
 from sparsedp._kernels._noise import NOISE_ETA, IntegerNoise, float_sum_factor
 from sparsedp.exceptions import PrivacyLeakWarning
 from sparsedp.penalties import L1, L2, ElasticNet
+from sparsedp.privacy import calibrate_gaussian, gaussian_epsilon
 from sparsedp.solvers import NonPrivateDiagnostics, dp_cd, exact, objective
 
 SQUARED = kernel_id(Squared())  # the loss id of the kernels' direct calls

@@ -6,9 +6,9 @@ from sparsedp._kernels._dp_cd_fast import (
     CoordinateBlocks, RandomStreams, dp_cd_steps)
 from sparsedp._kernels._noise import IntegerNoise, grid_scale
 from sparsedp._validation import check_X_y
-from sparsedp.accounting import calibrate_gaussian
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.penalties import L1
+from sparsedp.privacy import calibrate_gaussian
 from sparsedp.solvers import dp_cd
 from sparsedp.solvers._dp_cd import split_generator
 

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 
 # Where the public privacy names live, first match wins: the package being
 # restructured keeps its public names, and only this tuple needs to change.
-PRIVACY_MODULES = ("sparsedp.privacy", "sparsedp.accounting", "sparsedp.solvers")
+PRIVACY_MODULES = ("sparsedp.privacy", "sparsedp.solvers")
 
 
 def public(name, modules=PRIVACY_MODULES):
