@@ -27,7 +27,7 @@ from sparsedp.solvers import dp_sgd  # noqa: E402
 def fit(X, y, passes, lazy):
     t = time.perf_counter()
     dp_sgd(X, y, Logistic(), L2(1e-4), epsilon=1.0, delta=1e-6, passes=passes, clip=1.0,
-           step_size=0.1, smoothness=1.0, lazy=lazy, random_state=0)
+           step_size=0.1, global_smoothness=1.0, lazy=lazy, random_state=0)
     return time.perf_counter() - t
 
 

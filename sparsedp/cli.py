@@ -21,29 +21,10 @@ from .exceptions import PrivacyLeakWarning
 
 __all__ = ["main", "compare", "build_problem", "default_grid"]
 
-SOLVER_NAMES = {"gcd": "dp_gcd", "cd": "dp_cd", "sgd": "dp_sgd", "scd": "dp_scd"}
 DEFAULT_DATASET = "dorothea_like"
-
-#: clip = kappa x unit (the typical per-sample gradient norm at w = 0, docs/defaults.rst)
-GRIDS = {
-    "quick": {
-        "dp_gcd": {"n_iter": [2, 5, 10, 20], "kappa": [0.3, 1.0, 3.0], "step_size": [1.0, 3.0]},
-        "dp_cd": {"passes": [1, 2, 5], "kappa": [0.01, 0.1, 1.0], "step_size": [0.1, 1.0],
-                  "averaging": False, "order": "shuffle"},
-        "dp_sgd": {"passes": [1, 5], "kappa": [0.1, 1.0], "step_size": [0.01, 0.1, 1.0],
-                   "batch_size": 64},
-        "dp_scd": {"passes": [1, 5], "clip": [0.1, 1.0], "batch_size": 64},
-    },
-    "full": {
-        "dp_gcd": {"n_iter": [1, 2, 5, 10, 20, 50, 100], "kappa": [0.1, 0.3, 1.0, 3.0, 10.0],
-                   "step_size": [0.3, 1.0, 3.0]},
-        "dp_cd": {"passes": [1, 2, 5, 10, 20, 50], "kappa": [0.01, 0.03, 0.1, 0.3, 1.0, 3.0],
-                  "step_size": [0.1, 0.3, 1.0], "averaging": False, "order": "shuffle"},
-        "dp_sgd": {"passes": [1, 2, 5, 10, 20], "kappa": [0.01, 0.1, 1.0, 3.0],
-                   "step_size": [0.001, 0.01, 0.1, 1.0], "batch_size": 64},
-        "dp_scd": {"passes": [1, 2, 5, 10, 20], "clip": [0.01, 0.1, 1.0], "batch_size": 64},
-    },
-}
+#: the search grids of ``--grid``: each solver spec's ``quick`` and ``full`` values
+#: (clip = kappa x unit, the typical per-sample gradient norm at w = 0, docs/defaults.rst)
+GRID_NAMES = ("quick", "full")
 
 
 class UsageError(Exception):
@@ -62,14 +43,10 @@ def clip_unit(X, y, datafit):
 
 
 def default_grid(name, unit, solvers):
-    """The grid of :func:`compare`: ``GRIDS[name]`` with ``clip = kappa * unit``."""
-    grid = {}
-    for solver in solvers:
-        spec = dict(GRIDS[name][solver])
-        if "kappa" in spec:
-            spec["clip"] = [k * unit for k in spec.pop("kappa")]
-        grid[solver] = spec
-    return grid
+    """The grid of :func:`compare`: each solver's search grid ``name`` ("quick" or
+    "full", :meth:`sparsedp.solvers.SolverSpec.grid`), clips in units of ``unit``."""
+    from .solvers import get_spec
+    return {get_spec(solver).name: get_spec(solver).grid(name, unit) for solver in solvers}
 
 
 def build_problem(dataset, *, penalty="l1", alpha=None, smoothness="data", feature_bound=None,
@@ -111,7 +88,7 @@ def build_problem(dataset, *, penalty="l1", alpha=None, smoothness="data", featu
             alpha = 1.0 / n
             notes.append(f"alpha = 1 / n = {alpha:.4g}")
     pen = L1(alpha) if penalty == "l1" else L2(alpha)
-    M = sgd_beta = None
+    M = global_beta = None
     if smoothness == "public":
         if feature_bound is None:
             raise UsageError("--smoothness public needs --feature-bound B (a public bound on "
@@ -120,7 +97,7 @@ def build_problem(dataset, *, penalty="l1", alpha=None, smoothness="data", featu
             raise UsageError(f"--feature-bound {feature_bound:g} is below the data's largest "
                              f"|X_ij|; the bound must hold")
         M = np.full(p, datafit.beta * feature_bound ** 2)
-        sgd_beta = float(M.sum())
+        global_beta = float(M.sum())
         notes.append(f"smoothness: public, M_j = beta B^2 = {M[0]:.4g}")
     else:
         notes.append("smoothness: computed from the data (the papers' protocol): each fit's "
@@ -130,7 +107,7 @@ def build_problem(dataset, *, penalty="l1", alpha=None, smoothness="data", featu
     task = "binary classification, logistic loss" if classification else "regression, squared loss"
     head = (f"{dataset} ({kind}): {n} x {p}, nnz {X.nnz}, {task} + {penalty.upper()}")
     problem = Problem(str(Path(dataset).name), X, y, datafit, pen, smoothness=M,
-                      sgd_smoothness=sgd_beta)
+                      global_smoothness=global_beta)
     return problem, head, notes
 
 
@@ -139,11 +116,13 @@ def _as_csc(X):
     return sp.csc_array(X) if sp.issparse(X) else sp.csc_array(np.asarray(X, dtype=np.float64))
 
 
-def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=("gcd", "cd", "sgd",
-            "scd"), penalty="l1", alpha=None, grid="quick", runs=3, jobs=1, seed=0,
+def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=None, penalty="l1", alpha=None, grid="quick", runs=3, jobs=1, seed=0,
             smoothness="data", feature_bound=None, plot=None, results=None, progress=False,
             data_home=None, download=True, out=None):
-    """Run the comparison and print its report; return the summary rows."""
+    """Run the comparison and print its report; return the summary rows.
+
+    ``solvers``: keys or names of :data:`sparsedp.solvers.REGISTRY` (None: all).
+    """
     out = sys.stdout if out is None else out
     from .experiments import run_grid, summarize, support_table, tuning_cost
     from .experiments import grid_size
@@ -154,13 +133,14 @@ def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=("gcd",
         feature_bound=feature_bound, data_home=data_home, download=download, seed=seed)
     n = problem.n_samples
     delta = 1.0 / n ** 2 if delta is None else delta
-    names = [SOLVER_NAMES[s] for s in solvers]
+    from .solvers import get_spec
+    names = [get_spec(s).name for s in (_solver_keys() if solvers is None else solvers)]
     skipped = [s for s in names if problem.applicable(s) is not None]
     for s in skipped:
         notes.append(f"{s} skipped: {problem.applicable(s)}")
     names = [s for s in names if s not in skipped]
     if not names:
-        raise UsageError("no solver applies to this problem (DP-SCD needs --penalty l2)")
+        raise UsageError(f"no solver applies to this problem ({'; '.join(notes[-len(skipped):])})")
     unit = clip_unit(problem.X, problem.y, problem.datafit)
     spec = default_grid(grid, unit, names)
     print(head, file=out)
@@ -207,13 +187,18 @@ def datasets(data_home=None, out=None):
     print(describe(data_home), file=out)
 
 
+def _solver_keys():
+    from .solvers import REGISTRY
+    return tuple(spec.key for spec in REGISTRY.values())
+
+
 def _solvers(text):
     names = [s.strip() for s in text.split(",") if s.strip()]
-    bad = [s for s in names if s not in SOLVER_NAMES]
+    bad = [s for s in names if s not in _solver_keys()]
     if bad or not names:
         raise argparse.ArgumentTypeError(
             f"unknown solver {', '.join(bad) or repr(text)}: choose from "
-            f"{', '.join(SOLVER_NAMES)} (comma-separated)")
+            f"{', '.join(_solver_keys())} (comma-separated)")
     return tuple(dict.fromkeys(names))
 
 
@@ -260,13 +245,13 @@ def parser():
     c.add_argument("--epsilon", type=_positive(float), default=1.0,
                    help="privacy budget of each fit (default 1)")
     c.add_argument("--delta", type=_delta, default=None, help="default 1 / n^2")
-    c.add_argument("--solvers", type=_solvers, default=("gcd", "cd", "sgd", "scd"),
-                   help="comma-separated from gcd, cd, sgd, scd (default: all; scd needs "
-                   "--penalty l2)")
+    c.add_argument("--solvers", type=_solvers, default=None,
+                   help=f"comma-separated from {', '.join(_solver_keys())} (default: all; scd "
+                   "needs --penalty l2)")
     c.add_argument("--penalty", choices=("l1", "l2"), default="l1", help="default l1")
     c.add_argument("--alpha", type=_positive(float), default=None,
                    help="penalty strength (default: lambda_max / 10 for l1, 1 / n for l2)")
-    c.add_argument("--grid", choices=tuple(GRIDS), default="quick",
+    c.add_argument("--grid", choices=GRID_NAMES, default="quick",
                    help="quick (default, under a minute on the default data) or full")
     c.add_argument("--runs", type=_positive(int), default=3, help="runs per grid point (3)")
     c.add_argument("--jobs", type=int, default=1, help="parallel jobs (joblib; -1: all cores)")

@@ -186,7 +186,7 @@ def test_load_dorothea_reads_a_small_file(tmp_path):
 
 # DP-SGD and DP-SCD: the same bad data and budgets (DP-SCD's penalty must be L2)
 BATCH_SOLVERS = {
-    "dp_sgd": (dp_sgd, dict(epsilon=1.0, delta=1e-5, passes=1, clip=1.0, smoothness=1.0,
+    "dp_sgd": (dp_sgd, dict(epsilon=1.0, delta=1e-5, passes=1, clip=1.0, global_smoothness=1.0,
                             random_state=0), L1(0.1)),
     "dp_scd": (dp_scd, dict(epsilon=1.0, delta=1e-5, passes=1, clip=1.0, batch_size=2,
                             random_state=0), L2(0.1)),

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from sparsedp.cli import GRIDS, clip_unit, default_grid, main, parser
+from sparsedp.cli import clip_unit, default_grid, main, parser
 from sparsedp.experiments import grid_size
 
 pytestmark = pytest.mark.filterwarnings("ignore::sparsedp.exceptions.PrivacyLeakWarning")
@@ -100,9 +100,11 @@ def test_default_grid_places_the_clips_on_the_unit():
     y = np.array([1.0, -1.0])
     unit = clip_unit(X, y, Logistic())
     assert unit == pytest.approx(np.sqrt(25 / 2) * 0.5)  # sqrt(mean ||x||^2) * |loss'(0)| = 1/2
-    grid = default_grid("quick", unit, ["dp_gcd"])
-    assert grid["dp_gcd"]["clip"] == pytest.approx([k * unit for k in
-                                                    GRIDS["quick"]["dp_gcd"]["kappa"]])
+    grid = default_grid("quick", unit, ["gcd"])
+    assert grid["dp_gcd"]["clip"] == pytest.approx([k * unit for k in (0.3, 1.0, 3.0)])
+    assert grid["dp_gcd"]["n_iter"] == [2, 5, 10, 20]
+    # DP-SCD's clip has no unit: its values are absolute
+    assert default_grid("quick", unit, ["scd"])["dp_scd"]["clip"] == [0.1, 1.0]
 
 
 def test_python_m_sparsedp(tmp_path):

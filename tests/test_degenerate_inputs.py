@@ -32,7 +32,7 @@ def batch_fit(solver, X, y, epsilon, delta=1e-5):
     kw = dict(epsilon=epsilon, delta=delta, passes=20, clip=1.0, batch_size=64,
               random_state=0)
     if solver == "sgd":
-        return dp_sgd(X, y, Logistic(), L2(0.01), smoothness=0.25, **kw)
+        return dp_sgd(X, y, Logistic(), L2(0.01), global_smoothness=0.25, **kw)
     return dp_scd(X, y, Logistic(), L2(0.01), **kw)
 
 

@@ -7,6 +7,7 @@ import pytest
 import scipy.sparse as sp
 from scipy import stats
 
+from problems import make_sparse_problem
 from sparsedp.datafits import Hinge, Logistic, Squared
 from sparsedp.exceptions import PrivacyLeakWarning
 from sparsedp.penalties import L1, L2
@@ -19,13 +20,9 @@ INF = float("inf")
 
 
 def problem(n=120, p=15, density=0.3, seed=0, labels="binary"):
-    rng = np.random.default_rng(seed)
-    X = sp.random(n, p, density=density, random_state=seed, format="csc")
-    if labels == "binary":
-        y = np.where(rng.random(n) < 0.5, -1.0, 1.0)
-    else:
-        y = X @ rng.standard_normal(p) + 0.1 * rng.standard_normal(n)
-    return X, y
+    return make_sparse_problem(n, p, density=density, seed=seed, n_active=p,
+                               labels="coin" if labels == "binary" else "regression",
+                               values="uniform-legacy")
 
 
 def full_batch(X, y, datafit, penalty, passes, **kw):
@@ -74,7 +71,7 @@ def noise_only(penalty, lazy, seeds=200, p=30, steps_passes=2, batch=10):
     X = sp.csc_matrix((n, p))
     y = np.ones(n)
     coefs = [dp_sgd(X, y, Logistic(), penalty, epsilon=1.0, delta=1e-5, passes=steps_passes,
-                    clip=1.0, step_size=1.0, smoothness=1.0, batch_size=batch, lazy=lazy,
+                    clip=1.0, step_size=1.0, global_smoothness=1.0, batch_size=batch, lazy=lazy,
                     random_state=seed) for seed in range(seeds)]
     return np.array([r.coef for r in coefs]), coefs[-1]
 
@@ -104,7 +101,7 @@ def test_noise_sd_l2_frame_between_z_and_rung_bound():
 def test_calibration_spends_the_budget_tightly():
     X, y = problem()
     res = dp_sgd(X, y, Logistic(), L2(0.01), epsilon=1.0, delta=1e-5, passes=3, clip=1.0,
-                 smoothness=1.0, batch_size=10, random_state=0)
+                 global_smoothness=1.0, batch_size=10, random_state=0)
     z, q, T = res.info["noise_multiplier"], res.info["sampling_rate"], res.info["steps"]
     assert res.privacy.epsilon <= 1.0
     assert res.privacy.epsilon > 0.99
@@ -138,7 +135,7 @@ def test_poisson_calibration_takes_rdp_where_it_is_tighter():
 def test_lazy_and_eager_agree_in_distribution(penalty):
     """Two-sample KS per coordinate on 300 fits each (fixed seeds): p-values above 1e-3."""
     X, y = problem(n=40, p=6, density=0.4, seed=3)
-    kw = dict(epsilon=2.0, delta=1e-5, passes=2, clip=0.5, step_size=0.5, smoothness=1.0,
+    kw = dict(epsilon=2.0, delta=1e-5, passes=2, clip=0.5, step_size=0.5, global_smoothness=1.0,
               batch_size=4)
     lazy = np.array([dp_sgd(X, y, Logistic(), penalty, lazy=True, random_state=s, **kw).coef
                      for s in range(300)])
@@ -152,7 +149,7 @@ def test_lazy_eager_same_law_has_power():
     """The same KS test rejects the eager run with its noise halved (planted bug)."""
     from sparsedp._planted import planted
     X, y = problem(n=40, p=6, density=0.4, seed=3)
-    kw = dict(epsilon=0.5, delta=1e-5, passes=2, clip=0.5, step_size=0.5, smoothness=1.0,
+    kw = dict(epsilon=0.5, delta=1e-5, passes=2, clip=0.5, step_size=0.5, global_smoothness=1.0,
               batch_size=4)
     a = np.array([dp_sgd(X, y, Logistic(), None, random_state=s, **kw).coef for s in range(300)])
     with planted("noise_halved"):
@@ -169,7 +166,7 @@ def test_clipping_bounds_the_batch_sum_on_random_neighbours(seed):
     X = sp.random(n, p, density=0.5, random_state=seed, format="csr") * 10.0
     y = rng.normal(scale=100.0, size=n)
     C = 0.7
-    kw = dict(epsilon=INF, delta=1e-6, passes=1, clip=C, step_size=1.0, smoothness=1.0,
+    kw = dict(epsilon=INF, delta=1e-6, passes=1, clip=C, step_size=1.0, global_smoothness=1.0,
               batch_size=n - 1, sampling="fixed", random_state=0)
     # fixed batches of n - 1 rows out of n - 1 rows: every row, one step
     i = int(rng.integers(n))
@@ -203,7 +200,7 @@ def test_trace_records_one_iterate_per_pass():
 
 def test_reproducible_and_seed_dependent():
     X, y = problem()
-    kw = dict(epsilon=1.0, delta=1e-5, passes=1, clip=1.0, smoothness=1.0, batch_size=8)
+    kw = dict(epsilon=1.0, delta=1e-5, passes=1, clip=1.0, global_smoothness=1.0, batch_size=8)
     a = dp_sgd(X, y, Logistic(), L2(0.1), random_state=5, **kw).coef
     b = dp_sgd(X, y, Logistic(), L2(0.1), random_state=5, **kw).coef
     c = dp_sgd(X, y, Logistic(), L2(0.1), random_state=6, **kw).coef
@@ -213,7 +210,7 @@ def test_reproducible_and_seed_dependent():
 
 def test_report_states_relation_sampling_and_accountant():
     X, y = problem()
-    kw = dict(epsilon=1.0, delta=1e-5, passes=1, clip=1.0, smoothness=1.0, batch_size=8,
+    kw = dict(epsilon=1.0, delta=1e-5, passes=1, clip=1.0, global_smoothness=1.0, batch_size=8,
               random_state=0)
     poisson = dp_sgd(X, y, Logistic(), None, **kw)
     assert poisson.privacy.relation == "add-remove"
@@ -265,7 +262,7 @@ def test_frame_schedule_multipliers_and_halvings():
 def test_bad_input(kwargs, error, match):
     X, y = problem()
     args = dict(datafit=Logistic(), penalty=None, epsilon=1.0, delta=1e-5, passes=1, clip=1.0,
-                smoothness=1.0)
+                global_smoothness=1.0)
     args.update(kwargs)
     with pytest.raises(error, match=match):
         dp_sgd(X, y, args.pop("datafit"), args.pop("penalty"), **args)
@@ -275,4 +272,24 @@ def test_labels_outside_the_domain():
     X, y = problem()
     with pytest.raises(ValueError, match="label"):
         dp_sgd(X, y * 2.0, Logistic(), None, epsilon=1.0, delta=1e-5, passes=1, clip=1.0,
-               smoothness=1.0)
+               global_smoothness=1.0)
+
+
+def test_smoothness_means_what_it_means_in_dp_cd():
+    """``smoothness`` takes public coordinate-wise constants M_j (their sum bounds the
+    global smoothness: the fit equals one at ``global_smoothness=sum(M)``); a float
+    (a share of epsilon in dp_cd) is refused, as is giving both."""
+    X, y = make_sparse_problem(n=60, p=20, logistic=True, seed=3)
+    M = np.linspace(0.1, 0.5, 20)
+    kw = dict(epsilon=1.0, delta=1e-5, passes=2, clip=1.0, batch_size=6, random_state=5)
+    by_constants = dp_sgd(X, y, Logistic(), L2(0.01), smoothness=M, **kw)
+    by_bound = dp_sgd(X, y, Logistic(), L2(0.01), global_smoothness=float(np.sum(M)), **kw)
+    np.testing.assert_array_equal(by_constants.coef, by_bound.coef)
+    assert by_constants.info["smoothness"] == float(np.sum(M))
+    assert by_constants.privacy.epsilon <= 1.0
+    with pytest.raises(ValueError, match="dp_sgd has no private smoothness estimate"):
+        dp_sgd(X, y, Logistic(), L2(0.01), smoothness=0.1, **kw)
+    with pytest.raises(ValueError, match="not both"):
+        dp_sgd(X, y, Logistic(), L2(0.01), smoothness=M, global_smoothness=1.0, **kw)
+    with pytest.raises(ValueError, match=r"array of shape \(20,\)"):
+        dp_sgd(X, y, Logistic(), L2(0.01), smoothness=M[:-1], **kw)

@@ -30,14 +30,14 @@ SGD_SCD = {"dp_sgd": {"passes": [1], "clip": [1.0], "step_size": [0.3]},
 def lasso(name="lasso", seed=0, lam=0.02):
     X, y = make_sparse_problem(n=60, p=40, seed=seed)
     M = Squared().smoothness(X)  # stands for public constants in these tests
-    return Problem(name, X, y, Squared(), L1(lam), smoothness=M, sgd_smoothness=float(M.sum()))
+    return Problem(name, X, y, Squared(), L1(lam), smoothness=M, global_smoothness=float(M.sum()))
 
 
 def ridge_logistic(name="logreg"):
     X, y = make_sparse_problem(n=60, p=40, seed=1, logistic=True)
     M = Logistic().smoothness(X)
     return Problem(name, X, y, Logistic(), L2(0.05), smoothness=M,
-                   sgd_smoothness=float(M.sum()))
+                   global_smoothness=float(M.sum()))
 
 
 def without_time(rows):

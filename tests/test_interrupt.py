@@ -66,7 +66,7 @@ from sparsedp.datafits import Logistic
 from sparsedp.solvers import dp_sgd
 print("ready", flush=True)
 dp_sgd(X, y, Logistic(), epsilon=float("inf"), delta=1e-5, passes=2e5, clip=float("inf"),
-       smoothness=0.25, random_state=0)
+       global_smoothness=0.25, random_state=0)
 """,
 }
 

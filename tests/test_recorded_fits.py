@@ -69,10 +69,10 @@ def _fits():
             Xl, yl, Logistic(), L1(0.01), n_iter=4, clip=1.0, smoothness=M, rule="gs-s",
             fit_intercept=True, **common),
         "dp_sgd logistic L2 lazy poisson": lambda: dp_sgd(
-            Xl, yl, Logistic(), L2(0.01), passes=3, clip=1.0, smoothness=0.25,
+            Xl, yl, Logistic(), L2(0.01), passes=3, clip=1.0, global_smoothness=0.25,
             batch_size=8, **common),
         "dp_sgd squared L1 eager fixed": lambda: dp_sgd(
-            Xs, ys, Squared(), L1(0.01), passes=2, clip=1.0, smoothness=2.0, batch_size=10,
+            Xs, ys, Squared(), L1(0.01), passes=2, clip=1.0, global_smoothness=2.0, batch_size=10,
             sampling="fixed", **common),
         "dp_scd logistic L2 poisson lazy": lambda: dp_scd(
             Xl, yl, Logistic(), L2(0.05), passes=3, clip=1.0, batch_size=8, lazy=True,

@@ -126,4 +126,4 @@ class DPSGDSolver:
         else:
             penalty, passes = L1(L1_ALPHA), 8 / self.X.shape[0]
         dp_sgd(self.X, self.y, Logistic(), penalty, epsilon=1.0, delta=1e-6, passes=passes,
-               clip=CLIP, step_size=STEP_SIZE, smoothness=SMOOTHNESS, random_state=0)
+               clip=CLIP, step_size=STEP_SIZE, global_smoothness=SMOOTHNESS, random_state=0)

@@ -1,6 +1,5 @@
 """Grids of solver hyper-parameters, task identities and seeds, and one task's fit."""
 import hashlib
-import inspect
 import itertools
 import json
 import math
@@ -11,22 +10,18 @@ import warnings
 import numpy as np
 
 from .. import solvers as _solvers
+from ..solvers._spec import RESERVED
 from ..exceptions import PrivacyLeakWarning
 
 __all__ = ["SOLVERS", "BUDGET", "expand_grid", "grid_size", "params_json", "task_seed",
            "run_task"]
 
-#: the private solvers a grid can name
-SOLVERS = ("dp_cd", "dp_gcd", "dp_sgd", "dp_scd")
+#: the private solvers a grid can name (:data:`sparsedp.solvers.REGISTRY`)
+SOLVERS = tuple(_solvers.REGISTRY)
 #: each solver's budget parameter: the x-axis of the papers' figures, in passes
 #: over the data (one DP-GCD iteration reads the whole gradient: one pass, as in
 #: the DP-GCD paper's figures)
-BUDGET = {"dp_cd": "passes", "dp_gcd": "n_iter", "dp_sgd": "passes", "dp_scd": "passes"}
-REQUIRED = {"dp_cd": ("passes", "clip"), "dp_gcd": ("n_iter", "clip"),
-            "dp_sgd": ("passes", "clip"), "dp_scd": ("passes", "clip", "batch_size")}
-#: set by the runner (or the problem), never by a grid
-RESERVED = ("X", "y", "datafit", "penalty", "epsilon", "delta", "random_state", "trace",
-            "diagnostics", "coef_init")
+BUDGET = {name: spec.budget for name, spec in _solvers.REGISTRY.items()}
 
 
 def _json_value(value, where):
@@ -86,11 +81,11 @@ def expand_grid(grid):
         if solver not in SOLVERS:
             raise ValueError(f"unknown solver {solver!r} in the grid; expected one of "
                              f"{', '.join(SOLVERS)}")
+        spec = _solvers.REGISTRY[solver]
         if not isinstance(space, dict):
             raise TypeError(f"grid[{solver!r}] must be a dict {{param: values}}, got "
                             f"{type(space).__name__}")
-        accepted = [name for name in inspect.signature(getattr(_solvers, solver)).parameters
-                    if name not in RESERVED]
+        accepted = spec.parameters
         for name in space:
             if name in RESERVED:
                 raise ValueError(f"grid[{solver!r}][{name!r}]: {name} is set by run_grid, "
@@ -98,10 +93,10 @@ def expand_grid(grid):
             if name not in accepted:
                 raise ValueError(f"grid[{solver!r}]: {solver} has no parameter {name!r}; "
                                  f"expected some of {', '.join(accepted)}")
-        missing = [name for name in REQUIRED[solver] if name not in space]
+        missing = [name for name in spec.required if name not in space]
         if missing:
             raise ValueError(f"grid[{solver!r}] misses {', '.join(missing)} (needed by "
-                             f"{solver}: {', '.join(REQUIRED[solver])})")
+                             f"{solver}: {', '.join(spec.required)})")
         names = list(space)
         lists = [_values(space[name], f"grid[{solver!r}][{name!r}]") for name in names]
         for combo in itertools.product(*lists):
@@ -151,7 +146,7 @@ def run_task(problem, solver, params, run, seed, epsilon, delta, trace=False):
     here: a fit that used data-dependent constants has ``ledger_epsilon = inf``
     in its row, and :func:`run_grid` warns once.
     """
-    fit = getattr(_solvers, solver)
+    fit = _solvers.REGISTRY[solver].function
     kwargs = {**problem.solver_constants(solver), **json.loads(params)}
     f_star = problem.f_star
     with warnings.catch_warnings():

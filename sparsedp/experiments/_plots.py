@@ -3,6 +3,7 @@ import json
 
 import numpy as np
 
+from ..solvers import REGISTRY
 from ._results import as_rows
 from ._summary import best_points
 
@@ -65,7 +66,7 @@ def error_curves(results, problem=None):
     return curves
 
 
-LABELS = {"dp_cd": "DP-CD", "dp_gcd": "DP-GCD", "dp_sgd": "DP-SGD", "dp_scd": "DP-SCD"}
+LABELS = {name: spec.label for name, spec in REGISTRY.items()}
 
 
 def plot_error_vs_passes(results, path=None, ax=None, *, problem=None):

@@ -5,8 +5,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_X_y, check_real
-from ..penalties import L2, as_penalty
-from ..solvers import exact
+from ..penalties import as_penalty
+from ..solvers import exact, get_spec
 
 __all__ = ["Problem"]
 
@@ -35,11 +35,12 @@ class Problem:
         DP-GCD (``smoothness=``).  None: those solvers compute them from the
         data, a leak their privacy report records (epsilon ``inf``), as in the
         papers' experiments.
-    sgd_smoothness : None or float, default=None
+    global_smoothness : None or float, default=None
         A public bound on the datafit's global smoothness ``beta ||X||_2^2 / n``
-        given to DP-SGD (``smoothness=``).  None: DP-SGD computes it from the
-        data (a recorded leak).  ``sum(smoothness)`` is always such a bound
-        (``||X||_2^2 <= ||X||_F^2``), a loose one.
+        given to the solvers that use it (DP-SGD's ``global_smoothness``).
+        None: they compute it from the data (a recorded leak).
+        ``sum(smoothness)`` is always such a bound (``||X||_2^2 <= ||X||_F^2``), a
+        loose one.
     tol : float, default=1e-10
         Tolerance of the exact solver (KKT violation).
 
@@ -68,7 +69,7 @@ class Problem:
     """
 
     def __init__(self, name, X, y, datafit, penalty=None, smoothness=None, *,
-                 sgd_smoothness=None, tol=1e-10):
+                 global_smoothness=None, tol=1e-10):
         if not isinstance(name, str) or not name.strip():
             raise TypeError(f"name must be a non-empty str, got {name!r}")
         self.name = name
@@ -86,8 +87,8 @@ class Problem:
                 raise ValueError("smoothness must hold finite constants M_j >= 0")
             smoothness.setflags(write=False)
         self.smoothness = smoothness
-        self.sgd_smoothness = (None if sgd_smoothness is None
-                               else check_real(sgd_smoothness, "sgd_smoothness"))
+        self.global_smoothness = (None if global_smoothness is None
+                                  else check_real(global_smoothness, "global_smoothness"))
         self.tol = check_real(tol, "tol")
         self._optimum = None
 
@@ -124,21 +125,18 @@ class Problem:
         return np.flatnonzero(self.w_star)
 
     def applicable(self, solver):
-        """None if ``solver`` can run on this problem, else the reason why not (a str)."""
-        if solver == "dp_scd":
-            from ..datafits import Hinge, Logistic, Squared
-            if type(self.penalty) is not L2 or not self.penalty.alpha > 0:
-                return f"dp_scd needs an L2(alpha > 0) penalty, {self.name!r} has {self.penalty!r}"
-            if type(self.datafit) not in (Squared, Logistic, Hinge):
-                return f"dp_scd solves Squared, Logistic or Hinge, {self.name!r} has {self.datafit!r}"
-        return None
+        """None if ``solver`` (a name, a key or a spec) can run on this problem, else
+        the reason why not (a str)."""
+        return get_spec(solver).unmet(self.datafit, self.penalty)
 
     def solver_constants(self, solver):
-        """The public constants this problem gives ``solver`` (keyword arguments)."""
-        if solver in ("dp_cd", "dp_gcd") and self.smoothness is not None:
+        """The public constants this problem gives ``solver`` (keyword arguments), as
+        its spec's ``smoothness`` says it takes them."""
+        kind = get_spec(solver).smoothness
+        if kind == "global" and self.global_smoothness is not None:
+            return {"global_smoothness": self.global_smoothness}
+        if kind == "coordinate" and self.smoothness is not None:
             return {"smoothness": self.smoothness}
-        if solver == "dp_sgd" and self.sgd_smoothness is not None:
-            return {"smoothness": self.sgd_smoothness}
         return {}
 
     def __sizeof__(self):

@@ -382,7 +382,7 @@ class DPLinearModel(BaseEstimator):
                 raise ValueError(f"solver={solver!r} has no private smoothness estimate: give "
                                  f"public constants (an array) or None")
             # ||X||_2^2 <= ||X||_F^2: sum_j M_j bounds the global smoothness beta ||X||^2 / n
-            return {"smoothness": trace_bound}, trace_bound
+            return {"global_smoothness": trace_bound}, trace_bound
         return {"smoothness": smoothness, "feature_bounds": bounds}, trace_bound
 
     # ---- fitting -------------------------------------------------------------------

@@ -39,6 +39,7 @@ from ..exceptions import PrivacyLeakWarning
 from ..privacy import PrivacyLedger
 from ._base import (Budget, KernelOutput, _after_slack, check_clip, check_coef_init, check_memory,
                     check_problem, csr_rows, result_of)
+from ._smoothness import check_smoothness_constants
 from ._release import (RESERVED_STEP_ETA, WALK_SLACK_SOURCES, WalkRelease, calibrate_batches,
                        record_walk_slack, walk_slack)
 from ._spec import Hyperparameter, SolverSpec
@@ -52,7 +53,7 @@ FRAME_MULTIPLIER = 2 ** 12
 FRAME_RUNGS = 16
 
 
-def global_smoothness(X, datafit):
+def global_smoothness_of(X, datafit):
     """beta ||X||_2^2 / n: the datafit's global smoothness (computed from the data)."""
     from scipy.sparse.linalg import svds
     n = X.shape[0]
@@ -98,8 +99,8 @@ class DPSGD:
     """DP-SGD's steps in the skeleton's order (validate, slack, calibrate, kernel, result)."""
 
     def fit(self, X, y, datafit, penalty, *, epsilon, delta, passes, clip, step_size,
-            batch_size, sampling, smoothness, lazy, random_state, trace, diagnostics,
-            coef_init=None):
+            batch_size, sampling, smoothness, global_smoothness, lazy, random_state, trace,
+            diagnostics, coef_init=None):
         problem = check_problem(X, y, datafit, penalty)
         init = check_coef_init(coef_init, problem.p)
         epsilon, delta = check_privacy_budget(epsilon, delta)
@@ -127,7 +128,7 @@ class DPSGD:
         ledger = PrivacyLedger(delta=delta, relation="add-remove" if sampling == "poisson"
                                else "replace-one")
 
-        beta = self._smoothness(problem, smoothness, ledger)
+        beta = self._smoothness(problem, smoothness, global_smoothness, ledger)
         prox_step = step_size / beta if beta > 0 else 0.0  # gamma / beta, on F's scale
         step = prox_step / batch_size  # on the batch's sum
 
@@ -195,18 +196,32 @@ class DPSGD:
         return result_of(problem, out, ledger, diagnostics or trace)
 
     @staticmethod
-    def _smoothness(problem, smoothness, ledger):
-        if smoothness is None:
-            description = ("the global smoothness beta ||X||_2^2 / n, computed from the data for "
-                           "the step size; pass smoothness=<public bound> to avoid the leak")
-            warnings.warn(f"smoothness: {description}", PrivacyLeakWarning, stacklevel=4)
-            ledger.add_leak("smoothness", description)
-            return global_smoothness(problem.X, problem.datafit)
-        return check_real(smoothness, "smoothness")
+    def _smoothness(problem, smoothness, global_smoothness, ledger):
+        """beta, the bound on the global smoothness the step size is scaled by: public
+        (``global_smoothness``, or the sum of public coordinate-wise constants, since
+        ``||X||_2^2 <= ||X||_F^2``), else computed from the data (a recorded leak)."""
+        if smoothness is not None and global_smoothness is not None:
+            raise ValueError("give smoothness (public M_j) or global_smoothness, not both")
+        if global_smoothness is not None:
+            return check_real(global_smoothness, "global_smoothness")
+        if smoothness is not None:
+            if np.ndim(smoothness) != 1:
+                raise ValueError("dp_sgd has no private smoothness estimate: smoothness takes "
+                                 "public coordinate-wise constants M_j (an array of shape "
+                                 "(n_features,)); a public bound on the global smoothness goes "
+                                 "to global_smoothness")
+            return float(np.sum(check_smoothness_constants(smoothness, problem.p)))
+        description = ("the global smoothness beta ||X||_2^2 / n, computed from the data for "
+                       "the step size; pass public smoothness constants or global_smoothness "
+                       "to avoid the leak")
+        warnings.warn(f"smoothness: {description}", PrivacyLeakWarning, stacklevel=4)
+        ledger.add_leak("smoothness", description)
+        return global_smoothness_of(problem.X, problem.datafit)
+
 
 def dp_sgd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_size=1.0,
-           batch_size=1, sampling="poisson", smoothness=None, lazy="auto", random_state=None,
-           trace=False, diagnostics=False, coef_init=None):
+           batch_size=1, sampling="poisson", smoothness=None, global_smoothness=None,
+           lazy="auto", random_state=None, trace=False, diagnostics=False, coef_init=None):
     """Differentially private proximal SGD with per-sample clipping.
 
     Minimises ``datafit(X w, y) + penalty(w)`` with ``T = round(passes n / B)``
@@ -233,9 +248,14 @@ def dp_sgd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_si
     sampling : {"poisson", "fixed"}, default="poisson"
         Poisson (add/remove neighbours, PLD accounting) or fixed-size batches
         without replacement (replace-one, RDP of sampling without replacement).
-    smoothness : float, optional
-        beta, a public bound on the datafit's global smoothness; None computes
-        ``beta ||X||_2^2 / n`` from the data (a recorded leak).
+    smoothness : array of shape (n_features,), optional
+        Public coordinate-wise smoothness constants ``M_j`` (as in :func:`dp_cd`):
+        their sum bounds the global smoothness (``||X||_2^2 <= ||X||_F^2``).
+        DP-SGD has no private estimate: a float is refused.
+    global_smoothness : float, optional
+        A public bound on the datafit's global smoothness ``beta ||X||_2^2 /
+        n`` (tighter than the sum of the ``M_j``).  With neither, it is
+        computed from the data (a recorded leak).
     lazy : {"auto", True, False}, default="auto"
         Lazy noise (no penalty or L2: O(nnz of the batch) a step); "auto" uses
         it whenever the penalty allows.
@@ -251,8 +271,9 @@ def dp_sgd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_si
     """
     return DPSGD().fit(X, y, datafit, penalty, epsilon=epsilon, delta=delta, passes=passes,
                        clip=clip, step_size=step_size, batch_size=batch_size, sampling=sampling,
-                       smoothness=smoothness, lazy=lazy, random_state=random_state, trace=trace,
-                       diagnostics=diagnostics, coef_init=coef_init)
+                       smoothness=smoothness, global_smoothness=global_smoothness, lazy=lazy,
+                       random_state=random_state, trace=trace, diagnostics=diagnostics,
+                       coef_init=coef_init)
 
 
 SPEC = SolverSpec(

@@ -202,6 +202,16 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
             "sqrt(p) b_j rho / n, sigma_j = z sqrt(p) b_j rho / n)", z_m, count=1)
         ledger.add_sampler_error("smoothness constants' integer noise", eta, count=M.size)
         return M, epsilon, math.sqrt(1.0 - fraction) * mu
+    M = check_smoothness_constants(smoothness, p)
+    if intercept is not None:  # public: beta s^2
+        s = intercept.data[0]
+        M = np.append(M, datafit.beta * s * s)
+    return M, epsilon, None
+
+
+def check_smoothness_constants(smoothness, p):
+    """Public coordinate-wise constants as a float64 array of shape (p,), finite and
+    non-negative, or a ValueError."""
     M = np.asarray(smoothness, dtype=np.float64)
     if M.shape != (p,):
         raise ValueError(
@@ -209,10 +219,7 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
             f"({p},); got shape {M.shape}")
     if not (np.all(np.isfinite(M)) and np.all(M >= 0)):
         raise ValueError("smoothness constants must be finite and non-negative")
-    if intercept is not None:  # public: beta s^2
-        s = intercept.data[0]
-        M = np.append(M, datafit.beta * s * s)
-    return M, epsilon, None
+    return M
 
 
 def clip_thresholds(M, clip):
