@@ -1,9 +1,6 @@
 import pathlib
 
-import pytest
-
 import sparsedp
-from problems import make_sparse_problem
 
 
 def pytest_report_header(config):
@@ -13,8 +10,3 @@ def pytest_report_header(config):
 def pytest_sessionstart(session):
     # The tests must exercise the built package with its compiled kernels.
     import sparsedp._kernels._cd_fast  # noqa: F401  (fails loudly if extensions are missing)
-
-
-@pytest.fixture
-def sparse_problem():
-    return make_sparse_problem()

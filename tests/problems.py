@@ -7,20 +7,72 @@ import scipy.sparse as sp
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
+LABELS = ("regression", "sign", "coin")
+VALUES = ("normal", "uniform", "uniform-legacy")
+FORMATS = {"csc": sp.csc_array, "csr": sp.csr_array}
 
-def make_sparse_problem(n=60, p=40, density=0.2, seed=0, logistic=False,
-                        n_active=5, index_dtype=np.int32):
-    """A small random sparse regression/classification problem (CSC)."""
+
+def make_sparse_problem(n=60, p=40, density=0.2, seed=0, logistic=False, n_active=5,
+                        index_dtype=np.int32, *, labels=None, noise=0.1, offset=0.0,
+                        values="normal", format="csc", empty_columns=()):
+    """A small random sparse problem ``X, y`` (X a ``csc_array`` or ``csr_array``).
+
+    Everything is a function of ``seed``; the keywords reproduce, draw for draw, the
+    generators the test files had before this one (their tolerances and statistical
+    tests were tuned on that data).
+
+    values
+        ``"normal"``: X's pattern and standard-normal entries drawn from
+        ``rng = default_rng(seed)``, the targets then from the same ``rng``.
+        ``"uniform"``: X as ``scipy.sparse.random(..., rng=seed)`` draws it (entries
+        uniform on [0, 1)); ``"uniform-legacy"``: as ``random_state=seed`` draws it
+        (numpy's legacy ``RandomState``); in both the targets come from a fresh
+        ``default_rng(seed)``.
+    labels
+        ``"regression"``: ``y = X w + offset + noise * e``, ``w`` standard normal on its
+        first ``n_active`` coordinates (then 0), ``e`` standard normal; ``"sign"``: the
+        +-1 sign of that regression target (``logistic=True`` means ``labels="sign"``);
+        ``"coin"``: +-1 labels of a fair coin, independent of X. A sequence of kinds
+        (with ``noise`` a sequence of the same length, or one scale for all) returns one
+        target per kind, ``X, y1, y2, ...``: the same ``w``, a fresh ``e`` for each, in
+        order.
+    empty_columns
+        Columns set to 0 (entries removed) before the targets are computed.
+    """
+    if labels is None:
+        labels = "sign" if logistic else "regression"
+    elif logistic:
+        raise ValueError("logistic=True is labels='sign': give one of them")
+    kinds = (labels,) if isinstance(labels, str) else tuple(labels)
+    scales = np.broadcast_to(np.asarray(noise, dtype=float), (len(kinds),))
+    if not set(kinds) <= set(LABELS) or values not in VALUES or format not in FORMATS:
+        raise ValueError(f"labels in {LABELS}, values in {VALUES}, format in {set(FORMATS)}")
     rng = np.random.default_rng(seed)
-    X = sp.random(n, p, density=density, format="csc", rng=rng,
-                  data_rvs=rng.standard_normal)
-    w = np.zeros(p)
-    w[:n_active] = rng.standard_normal(n_active)
-    z = X @ w + 0.1 * rng.standard_normal(n)
-    y = np.where(z >= 0, 1.0, -1.0) if logistic else z
-    X = sp.csc_array((X.data, X.indices.astype(index_dtype),
-                      X.indptr.astype(index_dtype)), shape=X.shape)
-    return X, y
+    if values == "normal":
+        X = sp.random(n, p, density=density, format=format, rng=rng,
+                      data_rvs=rng.standard_normal)
+    elif values == "uniform":
+        X = sp.random(n, p, density=density, format=format, rng=seed)
+    else:
+        X = sp.random(n, p, density=density, format=format, random_state=seed)
+    if len(empty_columns):
+        X = X.tolil()
+        X[:, list(empty_columns)] = 0
+        X = X.asformat(format)
+    w = None
+    targets = []
+    for kind, scale in zip(kinds, scales):
+        if kind == "coin":
+            targets.append(np.where(rng.random(n) < 0.5, -1.0, 1.0))
+            continue
+        if w is None:
+            w = np.zeros(p)
+            w[:n_active] = rng.standard_normal(n_active)
+        z = X @ w + offset + scale * rng.standard_normal(n)
+        targets.append(np.where(z >= 0, 1.0, -1.0) if kind == "sign" else z)
+    X = FORMATS[format]((X.data, X.indices.astype(index_dtype),
+                         X.indptr.astype(index_dtype)), shape=X.shape)
+    return (X, *targets)
 
 
 def data_dir():

@@ -8,6 +8,7 @@ import pytest
 import scipy.sparse as sp
 from scipy import stats
 
+from problems import make_sparse_problem
 from sparsedp._kernels import kernel_id
 from sparsedp._kernels._dp_scd_fast import coordinate_states, dp_scd_steps
 from sparsedp._kernels._sampling import Batches
@@ -18,12 +19,10 @@ from sparsedp.solvers import dp_scd
 
 
 def make_problem(n=200, p=30, density=0.3, seed=0):
-    rng = np.random.default_rng(seed)
-    X = sp.random(n, p, density=density, format="csr", random_state=seed)
-    w0 = rng.standard_normal(p)
-    y_reg = X @ w0 + 0.1 * rng.standard_normal(n)
-    y_cls = np.where(X @ w0 + 0.3 * rng.standard_normal(n) > 0, 1.0, -1.0)
-    return X, y_reg, y_cls
+    """CSR X with a regression target and a +-1 target of the same dense w."""
+    return make_sparse_problem(n, p, density=density, seed=seed, n_active=p,
+                               labels=("regression", "sign"), noise=(0.1, 0.3),
+                               values="uniform-legacy", format="csr")
 
 
 def primal(datafit, X, y, lam, w):

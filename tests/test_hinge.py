@@ -2,20 +2,17 @@
 hinge loss refused by them."""
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from sklearn.svm import LinearSVC
 
+from problems import make_sparse_problem
 from sparsedp.datafits import Hinge, SquaredHinge
 from sparsedp.penalties import L2
 from sparsedp.solvers import dp_cd, dp_gcd, exact, objective
 
 
 def _problem(n=120, p=30, seed=0):
-    rng = np.random.default_rng(seed)
-    X = sp.random(n, p, density=0.3, format="csc", random_state=seed)
-    w = rng.normal(size=p)
-    y = np.where(X @ w + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
-    return X, y
+    return make_sparse_problem(n, p, density=0.3, seed=seed, n_active=p, labels="sign",
+                               noise=0.3, values="uniform-legacy")
 
 
 def test_squared_hinge_loss_and_derivative():

@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from problems import make_sparse_problem
 from sparsedp._validation import CHECKED, check_X
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.linear_model import DPLasso, DPLogisticRegression
@@ -15,11 +16,9 @@ SOLVERS = {"cd": (dp_cd, dict(passes=3, order="shuffle")), "gcd": (dp_gcd, dict(
 
 
 def _problem(n=90, p=30, seed=1):
-    X = sp.random(n, p, density=0.2, format="csc", rng=seed).tolil()
-    X[:, 4] = 0  # an empty column (DP-GCD leaves it out of the noisy max)
-    X = sp.csc_array(X)
-    y = np.where(np.random.default_rng(seed).random(n) > 0.5, 1.0, -1.0)
-    return X, y
+    # column 4 empty: DP-GCD leaves it out of the noisy max
+    return make_sparse_problem(n, p, density=0.2, seed=seed, labels="coin", values="uniform",
+                               empty_columns=[4])
 
 
 def _smoothness_kwargs(case, p, s, beta):
@@ -137,7 +136,7 @@ def test_estimator_uses_the_native_intercept_and_matches_the_functional_call(sol
 def test_estimator_with_dp_sgd_still_appends_the_column():
     X, y = _problem(n=120, p=40, seed=4)
     clf = DPLogisticRegression(solver="sgd", smoothness=np.full(40, 0.25), random_state=0,
-                               max_passes=2).fit(X, y)
+                               passes=2).fit(X, y)
     assert "fit_intercept" not in clf.solver_params_
     assert clf.intercept_.shape == (1,)
 
