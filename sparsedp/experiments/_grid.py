@@ -61,7 +61,8 @@ def expand_grid(grid):
     Parameters
     ----------
     grid : dict
-        ``{solver: {param: list of values}}`` with solver in :data:`SOLVERS`;
+        ``{solver: {param: list of values}}`` with solver a name of
+        :data:`sparsedp.solvers.REGISTRY` (:data:`SOLVERS`);
         each solver's points are the Cartesian product of its lists (a single
         value may be given without a list).  Params are keyword arguments of the
         solver (``sparsedp.solvers.<solver>``) other than the data, the privacy
@@ -78,9 +79,9 @@ def expand_grid(grid):
                         f"got {grid!r}")
     points = []
     for solver, space in grid.items():
-        if solver not in SOLVERS:
+        if solver not in _solvers.REGISTRY:
             raise ValueError(f"unknown solver {solver!r} in the grid; expected one of "
-                             f"{', '.join(SOLVERS)}")
+                             f"{', '.join(_solvers.REGISTRY)}")
         spec = _solvers.REGISTRY[solver]
         if not isinstance(space, dict):
             raise TypeError(f"grid[{solver!r}] must be a dict {{param: values}}, got "
@@ -174,7 +175,7 @@ def run_task(problem, solver, params, run, seed, epsilon, delta, trace=False):
                          "ledger_epsilon": ledger_epsilon, "time": None})
     value = float(res.diagnostics.objective)
     correct, incorrect = _support_counts(res.coef, problem.support)
-    rows.append({**base, "final": True, "passes": float(kwargs[BUDGET[solver]]),
+    rows.append({**base, "final": True, "passes": float(kwargs[_solvers.REGISTRY[solver].budget]),
                  "objective": value, "optimum": f_star, "rel_error": rel(value),
                  "support_correct": correct, "support_incorrect": incorrect,
                  "support_true": int(problem.support.size), "ledger_epsilon": ledger_epsilon,

@@ -66,9 +66,6 @@ def error_curves(results, problem=None):
     return curves
 
 
-LABELS = {name: spec.label for name, spec in REGISTRY.items()}
-
-
 def plot_error_vs_passes(results, path=None, ax=None, *, problem=None):
     """Relative error vs passes over the data: min / mean / max band, one line per solver.
 
@@ -115,7 +112,7 @@ def plot_error_vs_passes(results, path=None, ax=None, *, problem=None):
         for (pname, solver), c in sorted(curves.items()):
             if pname != name:
                 continue
-            label = LABELS.get(solver, solver)
+            label = REGISTRY[solver].label if solver in REGISTRY else solver
             line, = axis.plot(c["passes"], c["mean"], marker="o", ms=3, label=label)
             axis.fill_between(c["passes"], c["min"], c["max"], color=line.get_color(),
                               alpha=0.2, linewidth=0)

@@ -36,6 +36,7 @@ from ..solvers._dp_cd import CD_MIN_RATIO
 __all__ = ["SOLVERS", "CD_MIN_RATIO", "DEFAULT_SOLVER_OPTIONS", "choose_solver", "default_budget",
            "default_delta", "default_kappa"]
 
+#: The estimators' ``solver`` values: "auto" and the keys of the registry's solvers
 SOLVERS = ("auto",) + tuple(spec.key for spec in REGISTRY.values())
 
 #: Options of each solver that the estimators set unless ``solver_options`` does
@@ -220,7 +221,8 @@ class DPLinearModel(BaseEstimator):
         params["epsilon"] = check_real(self.epsilon, "epsilon", allow_inf=True)
         params["delta"] = (default_delta(n_samples) if self.delta is None
                            else check_real(self.delta, "delta", high=1.0))
-        solver = check_option(self.solver, "solver", SOLVERS)
+        solver = check_option(self.solver, "solver",
+                              ("auto",) + tuple(spec.key for spec in REGISTRY.values()))
         penalty = self._penalty()
         if solver == "auto":
             solver = choose_solver(self._loss, penalty.l1 if penalty else 0.0,
