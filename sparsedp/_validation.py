@@ -12,6 +12,8 @@ gets the same message everywhere:
 - scalars: :func:`check_real`, :func:`check_integer`, :func:`check_bool`,
   :func:`check_option`, :func:`check_privacy_budget` (built on scikit-learn's
   ``check_scalar``; booleans and strings are never numbers here);
+- collections: :func:`check_vector` (one finite value per feature),
+  :func:`check_instances` (a non-empty list of objects of one class);
 - randomness: :func:`check_random_state` (a numpy ``Generator``).
 
 Nothing is checked inside the loops.
@@ -25,7 +27,7 @@ from sklearn.utils import check_scalar
 
 __all__ = ["check_X", "mark_checked", "check_y", "check_X_y", "check_random_state", "check_csc_structure",
            "check_real", "check_integer", "check_bool", "check_option",
-           "check_privacy_budget", "SCALE_LIMIT"]
+           "check_privacy_budget", "check_vector", "check_instances", "SCALE_LIMIT"]
 
 # Largest |X_ij|, and smallest largest-|X_ij| of a nonzero column, that the kernels
 # accept: squares, products with labels and sums of n of them stay normal floats
@@ -111,6 +113,69 @@ def check_privacy_budget(epsilon, delta):
     epsilon = check_real(epsilon, "epsilon", allow_inf=True)
     delta = check_real(delta, "delta", high=1.0)
     return epsilon, delta
+
+
+def check_vector(values, name, length):
+    """``values`` as a new finite float64 vector of shape ``(length,)``.
+
+    Parameters
+    ----------
+    values : array-like
+    name : str
+        Used in the messages.
+    length : int
+        The required length (typically ``n_features``).
+
+    Returns
+    -------
+    ndarray of shape (length,)
+        A copy: the caller may write to it.
+
+    Raises
+    ------
+    ValueError
+        Another shape, or a NaN or infinite entry.
+    """
+    vector = np.array(values, dtype=np.float64)
+    if vector.shape != (length,):
+        raise ValueError(f"{name} must have shape ({length},), got {vector.shape}")
+    if not np.all(np.isfinite(vector)):
+        raise ValueError(f"{name} contains NaN or infinite values")
+    return vector
+
+
+def check_instances(values, cls, name, *, kind, empty):
+    """``values`` as a non-empty list of ``cls`` instances.
+
+    Parameters
+    ----------
+    values : iterable
+    cls : type
+    name : str
+        The argument's name, used in the messages (``"ledgers[2] must be ..."``).
+    kind : str
+        What the messages call an instance of ``cls``.
+    empty : str
+        The message when ``values`` is empty.
+
+    Returns
+    -------
+    list
+
+    Raises
+    ------
+    ValueError
+        ``values`` is empty.
+    TypeError
+        An element is not a ``cls``.
+    """
+    values = list(values)
+    if not values:
+        raise ValueError(empty)
+    for k, value in enumerate(values):
+        if not isinstance(value, cls):
+            raise TypeError(f"{name}[{k}] must be a {kind}, got {type(value).__name__}")
+    return values
 
 
 def _csc_of(X):

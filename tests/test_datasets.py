@@ -1,11 +1,11 @@
 """sparsedp.datasets: the loaders against shared/data/MANIFEST.md, svmlight files, the data
-folder and its deprecated keyword, downloads (from local file:// URLs: no network), the
-offline message, the synthetic generators' documented laws, the catalogue, preprocessing."""
+folder, downloads (from local file:// URLs: no network), the offline message, the
+synthetic generators' documented laws, the catalogue, preprocessing."""
 import gzip
 import hashlib
+import inspect
 import re
 import sys
-import warnings
 
 import numpy as np
 import pytest
@@ -294,18 +294,11 @@ def test_loaders_follow_data_home_and_sparsedp_data(tmp_path, monkeypatch):
     (load_dorothea, ("train",)), (load_dexter, ("train",)), (load_madelon, ("train",)),
     (load_california, ()), (load_electricity, ()),
 ])
-def test_deprecated_home_warns_names_data_home_and_gives_the_same_data(loader, args):
-    home = _shared_data()
-    with pytest.warns(FutureWarning, match=rf"{loader.__name__}\(home=\.\.\.\) is deprecated: "
-                                           rf"use {loader.__name__}\(data_home=\.\.\.\)"):
-        X_old, y_old = loader(*args, home=home, download=False)
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        X_new, y_new = loader(*args, data_home=home, download=False)
-    assert type(X_old) is type(X_new) and np.array_equal(y_old, y_new)
-    assert (X_old != X_new).nnz == 0 if sp.issparse(X_new) else np.array_equal(X_old, X_new)
-    with pytest.raises(TypeError, match="both data_home and the deprecated home"):
-        loader(*args, data_home=home, home=home)
+def test_data_home_is_the_only_keyword_for_the_folder(loader, args):
+    # home= was removed before any release: it is refused, not carried
+    assert "home" not in inspect.signature(loader).parameters
+    with pytest.raises(TypeError, match="home"):
+        loader(*args, home=_shared_data(), download=False)
 
 
 # --- downloads (file:// URLs stand for the network) and the offline message ---------------
@@ -534,7 +527,7 @@ def test_standardize_on_the_data_and_with_public_statistics():
         standardize(X, scale=np.zeros(4))
     with pytest.raises(ValueError, match=r"mean must have shape \(4,\)"):
         standardize(X, mean=np.zeros(3))
-    with pytest.raises(ValueError, match="scale must be finite"):
+    with pytest.raises(ValueError, match="scale contains NaN or infinite values"):
         standardize(X, scale=np.full(4, np.inf))
 
 

@@ -1,11 +1,6 @@
 """Where the data sets live: ``data_home``, ``$SPARSEDP_DATA``, the defaults."""
 import os
-import warnings
 from pathlib import Path
-
-#: marks a keyword argument the caller did not pass
-_UNSET = object()
-
 
 def _default_homes():
     """The folders tried, in order, when neither ``data_home`` nor ``$SPARSEDP_DATA`` is set."""
@@ -49,14 +44,3 @@ def data_home(data_home=None):
         raise TypeError(f"data_home must be a path or None, got {type(data_home).__name__}")
     return Path(data_home).expanduser()
 
-
-def _resolve_home(function, data_home, home):
-    """``data_home``, or the deprecated ``home`` with a FutureWarning naming its replacement."""
-    if home is _UNSET:
-        return data_home
-    if data_home is not None:
-        raise TypeError(f"{function}() got both data_home and the deprecated home: "
-                        "pass data_home only")
-    warnings.warn(f"{function}(home=...) is deprecated: use {function}(data_home=...)",
-                  FutureWarning, stacklevel=3)
-    return home

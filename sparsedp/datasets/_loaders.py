@@ -15,7 +15,6 @@ import scipy.sparse as sp
 
 from ._download import fetch
 from . import _home
-from ._home import _UNSET, _resolve_home
 from ._registry import REAL
 
 _SPLITS = ("train", "valid", "train+valid")
@@ -34,9 +33,9 @@ def _check_split(split):
     return ("train", "valid") if split == "train+valid" else (split,)
 
 
-def _files(name, split, home, download):
+def _files(name, split, data_home, download):
     """The local paths of the data and labels files of one split of a NIPS 2003 set."""
-    folder = _home.data_home(home)
+    folder = _home.data_home(data_home)
     return [fetch(pattern.format(split=split), folder, REAL[name]["source"], download)
             for pattern in REAL[name]["files"]]
 
@@ -106,11 +105,11 @@ def _stack(parts):
     return X, np.concatenate(ys)
 
 
-def _nips(name, split, home, download, read):
+def _nips(name, split, data_home, download, read):
     """(X, y) of a NIPS 2003 set's splits: ``read(data file)`` gives each X."""
     parts = []
     for s in _check_split(split):
-        data, labels = _files(name, s, home, download)
+        data, labels = _files(name, s, data_home, download)
         X = read(data)
         parts.append((X, _labels(labels, X.shape[0])))
     return _stack(parts)
@@ -125,7 +124,7 @@ def _read_dense(path):
     return X
 
 
-def load_dorothea(split="train", data_home=None, *, download=True, home=_UNSET):
+def load_dorothea(split="train", data_home=None, *, download=True):
     """DOROTHEA (NIPS 2003 feature selection challenge): sparse binary drug-discovery data.
 
     800 x 100,000 (train) and 350 x 100,000 (valid) binary features, density
@@ -151,8 +150,6 @@ def load_dorothea(split="train", data_home=None, *, download=True, home=_UNSET):
     download : bool, default=True
         Download missing files (needs ``pip install 'sparsedp[data]'``); False
         never touches the network.
-    home : str or path-like, optional
-        Deprecated spelling of ``data_home`` (FutureWarning).
 
     Returns
     -------
@@ -161,12 +158,11 @@ def load_dorothea(split="train", data_home=None, *, download=True, home=_UNSET):
     y : ndarray of shape (n_samples,)
         Labels in {-1.0, +1.0}.
     """
-    home = _resolve_home("load_dorothea", data_home, home)
-    return _nips("dorothea", split, home, download,
+    return _nips("dorothea", split, data_home, download,
                  lambda path: _read_sparse(path, 100_000, pairs=False))
 
 
-def load_dexter(split="train", data_home=None, *, download=True, home=_UNSET):
+def load_dexter(split="train", data_home=None, *, download=True):
     """DEXTER (NIPS 2003 feature selection challenge): sparse integer text features.
 
     300 x 20,000 (train, 28,218 nonzeros) and 300 x 20,000 (valid, 27,949),
@@ -178,27 +174,19 @@ def load_dexter(split="train", data_home=None, *, download=True, home=_UNSET):
 
     Parameters
     ----------
-    split : {"train", "valid", "train+valid"}, default="train"
-    data_home : str or path-like, optional
-        The data folder; the files are in its ``dexter/``.
-    download : bool, default=True
-        Download missing files; False never touches the network.
-    home : str or path-like, optional
-        Deprecated spelling of ``data_home`` (FutureWarning).
+    split, data_home, download
+        As in :func:`load_dorothea`; the files are in the data folder's ``dexter/``.
 
     Returns
     -------
-    X : scipy.sparse.csc_array of shape (n_samples, 20000)
-        float64, sorted int32 indices.
-    y : ndarray of shape (n_samples,)
-        Labels in {-1.0, +1.0}.
+    X, y
+        As in :func:`load_dorothea`, with 20,000 columns.
     """
-    home = _resolve_home("load_dexter", data_home, home)
-    return _nips("dexter", split, home, download,
+    return _nips("dexter", split, data_home, download,
                  lambda path: _read_sparse(path, 20_000, pairs=True))
 
 
-def load_madelon(split="train", data_home=None, *, download=True, home=_UNSET):
+def load_madelon(split="train", data_home=None, *, download=True):
     """MADELON (NIPS 2003 feature selection challenge): dense synthetic XOR-like problem.
 
     2,000 x 500 (train) and 600 x 500 (valid) integer features (0..999),
@@ -210,13 +198,8 @@ def load_madelon(split="train", data_home=None, *, download=True, home=_UNSET):
 
     Parameters
     ----------
-    split : {"train", "valid", "train+valid"}, default="train"
-    data_home : str or path-like, optional
-        The data folder; the files are in its ``madelon/``.
-    download : bool, default=True
-        Download missing files; False never touches the network.
-    home : str or path-like, optional
-        Deprecated spelling of ``data_home`` (FutureWarning).
+    split, data_home, download
+        As in :func:`load_dorothea`; the files are in the data folder's ``madelon/``.
 
     Returns
     -------
@@ -224,11 +207,10 @@ def load_madelon(split="train", data_home=None, *, download=True, home=_UNSET):
     y : ndarray of shape (n_samples,)
         Labels in {-1.0, +1.0}.
     """
-    home = _resolve_home("load_madelon", data_home, home)
-    return _nips("madelon", split, home, download, _read_dense)
+    return _nips("madelon", split, data_home, download, _read_dense)
 
 
-def load_california(data_home=None, *, download=True, home=_UNSET):
+def load_california(data_home=None, *, download=True):
     """California housing (StatLib ``cal_housing.data``): 20,640 x 8 raw features.
 
     Columns, in the file's order: longitude, latitude, housingMedianAge,
@@ -243,20 +225,16 @@ def load_california(data_home=None, *, download=True, home=_UNSET):
 
     Parameters
     ----------
-    data_home : str or path-like, optional
-        The data folder; the file is ``california_housing/cal_housing.data``.
-    download : bool, default=True
-        Download a missing file; False never touches the network.
-    home : str or path-like, optional
-        Deprecated spelling of ``data_home`` (FutureWarning).
+    data_home, download
+        As in :func:`load_dorothea`; the file is the data folder's
+        ``california_housing/cal_housing.data``.
 
     Returns
     -------
     X : ndarray of shape (20640, 8), float64
     y : ndarray of shape (20640,), float64
     """
-    home = _resolve_home("load_california", data_home, home)
-    path = fetch("california_housing/cal_housing.data", _home.data_home(home),
+    path = fetch("california_housing/cal_housing.data", _home.data_home(data_home),
                  REAL["california"]["source"], download)
     data = np.loadtxt(path, delimiter=",", dtype=np.float64, ndmin=2)
     if data.shape[1] != 9:
@@ -269,7 +247,7 @@ ELECTRICITY_FEATURES = ("date", "day", "period", "nswprice", "nswdemand", "vicpr
                         "vicdemand", "transfer")
 
 
-def load_electricity(data_home=None, *, download=True, home=_UNSET):
+def load_electricity(data_home=None, *, download=True):
     """Electricity (Elec2, MOA's normalized ``elecNormNew.arff``): 45,312 x 8, labels in {-1, +1}.
 
     The eight attributes of the file, in its order (``ELECTRICITY_FEATURES``):
@@ -286,20 +264,16 @@ def load_electricity(data_home=None, *, download=True, home=_UNSET):
 
     Parameters
     ----------
-    data_home : str or path-like, optional
-        The data folder; the file is ``electricity/elecNormNew.arff``.
-    download : bool, default=True
-        Download a missing file; False never touches the network.
-    home : str or path-like, optional
-        Deprecated spelling of ``data_home`` (FutureWarning).
+    data_home, download
+        As in :func:`load_dorothea`; the file is the data folder's
+        ``electricity/elecNormNew.arff``.
 
     Returns
     -------
     X : ndarray of shape (45312, 8), float64
     y : ndarray of shape (45312,), values in {-1.0, +1.0}
     """
-    home = _resolve_home("load_electricity", data_home, home)
-    path = fetch("electricity/elecNormNew.arff", _home.data_home(home),
+    path = fetch("electricity/elecNormNew.arff", _home.data_home(data_home),
                  REAL["electricity"]["source"], download)
     with open(path, encoding="ascii") as f:
         lines = f.read().splitlines()

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.utils import check_array
 
-from .._validation import check_real
+from .._validation import check_real, check_vector
 
 
 def normalize_rows(X, norm=1.0):
@@ -86,22 +86,13 @@ def standardize(X, *, mean=None, scale=None):
     if mean is None:
         mean = X.mean(axis=0)
     else:
-        mean = _column_vector(mean, "mean", p)
+        mean = check_vector(mean, "mean", p)
     if scale is None:
         scale = X.std(axis=0)
         scale[scale == 0] = 1.0
     else:
-        scale = _column_vector(scale, "scale", p)
+        scale = check_vector(scale, "scale", p)
         if np.any(scale <= 0):
             raise ValueError("scale must be positive in every column")
     return (X - mean) / scale
 
-
-def _column_vector(values, name, n_features):
-    """A finite float64 vector of one value per column."""
-    values = np.asarray(values, dtype=np.float64)
-    if values.shape != (n_features,):
-        raise ValueError(f"{name} must have shape ({n_features},), got {values.shape}")
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"{name} must be finite")
-    return values

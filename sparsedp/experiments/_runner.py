@@ -3,7 +3,7 @@ import math
 import warnings
 from pathlib import Path
 
-from .._validation import check_bool, check_integer, check_privacy_budget
+from .._validation import check_bool, check_instances, check_integer, check_privacy_budget
 from ..exceptions import PrivacyLeakWarning
 from ._grid import expand_grid, params_json, run_task, task_seed
 from ._problem import Problem
@@ -15,13 +15,9 @@ __all__ = ["run_grid"]
 def _problems(problems):
     if isinstance(problems, Problem):
         problems = [problems]
-    problems = list(problems)
-    if not problems:
-        raise ValueError("run_grid needs at least one Problem")
-    for k, problem in enumerate(problems):
-        if not isinstance(problem, Problem):
-            raise TypeError(f"problems[{k}] must be a sparsedp.experiments.Problem, got "
-                            f"{type(problem).__name__}")
+    problems = check_instances(problems, Problem, "problems",
+                               kind="sparsedp.experiments.Problem",
+                               empty="run_grid needs at least one Problem")
     names = [problem.name for problem in problems]
     repeated = sorted({name for name in names if names.count(name) > 1})
     if repeated:

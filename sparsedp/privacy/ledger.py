@@ -11,6 +11,7 @@ report of a fit: ``str(ledger)`` is a table of the mechanisms and the total,
 import dataclasses
 import math
 
+from .._validation import check_instances
 from ._checks import check_count, check_delta, check_nonneg, check_relation
 from ._report import report
 from .accountants import candidate, candidates
@@ -580,13 +581,8 @@ class PrivacyLedger:
         >>> ovr.epsilon == gdp_epsilon(math.sqrt(4 * 1000) / 40.0, 1e-5)
         True
         """
-        ledgers = list(ledgers)
-        if not ledgers:
-            raise ValueError("compose needs at least one ledger")
-        for k, ledger in enumerate(ledgers):
-            if not isinstance(ledger, PrivacyLedger):
-                raise TypeError(f"ledgers[{k}] must be a PrivacyLedger, got "
-                                f"{type(ledger).__name__}")
+        ledgers = check_instances(ledgers, PrivacyLedger, "ledgers", kind="PrivacyLedger",
+                                  empty="compose needs at least one ledger")
         if names is None:
             names = [f"fit {k}" for k in range(len(ledgers))]
         else:
