@@ -9,7 +9,6 @@ cost of that tuning, and writes the plot of the error against the passes.
 Everything it prints about utility is a non-private diagnostic.
 """
 import argparse
-import math
 import sys
 import time
 import warnings
@@ -29,17 +28,6 @@ GRID_NAMES = ("quick", "full")
 
 class UsageError(Exception):
     """A bad command line: one clear line, exit status 2."""
-
-
-def clip_unit(X, y, datafit):
-    """``sqrt(mean ||x_i||^2) sqrt(mean loss'(0, y_i)^2)``: the per-sample gradient scale at 0.
-
-    Computed from the data (non-private): it places the clipping grid, as the
-    papers' grids are placed, and is part of the tuning :func:`compare` reports.
-    """
-    sq = X.multiply(X).sum() if hasattr(X, "multiply") else float((np.asarray(X) ** 2).sum())
-    deriv = datafit.derivative(np.zeros(X.shape[0]), y)
-    return float(math.sqrt(sq / X.shape[0]) * math.sqrt(np.mean(deriv ** 2)))
 
 
 def default_grid(name, unit, solvers):
@@ -141,7 +129,7 @@ def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=None, p
     names = [s for s in names if s not in skipped]
     if not names:
         raise UsageError(f"no solver applies to this problem ({'; '.join(notes[-len(skipped):])})")
-    unit = clip_unit(problem.X, problem.y, problem.datafit)
+    unit = problem.clip_unit
     spec = default_grid(grid, unit, names)
     print(head, file=out)
     print(f"(epsilon, delta) = ({epsilon:g}, {delta:.3g}) per fit; {runs} runs per grid point; "

@@ -5,7 +5,7 @@ import sys
 
 import pytest
 
-from sparsedp.cli import clip_unit, default_grid, main, parser
+from sparsedp.cli import default_grid, main, parser
 from sparsedp.experiments import grid_size
 
 pytestmark = pytest.mark.filterwarnings("ignore::sparsedp.exceptions.PrivacyLeakWarning")
@@ -98,7 +98,8 @@ def test_default_grid_places_the_clips_on_the_unit():
     from sparsedp.datafits import Logistic
     X = sp.csc_array(np.array([[3.0, 4.0], [0.0, 0.0]]))
     y = np.array([1.0, -1.0])
-    unit = clip_unit(X, y, Logistic())
+    from sparsedp.experiments import Problem
+    unit = Problem("two rows", X, y, Logistic()).clip_unit
     assert unit == pytest.approx(np.sqrt(25 / 2) * 0.5)  # sqrt(mean ||x||^2) * |loss'(0)| = 1/2
     grid = default_grid("quick", unit, ["gcd"])
     assert grid["dp_gcd"]["clip"] == pytest.approx([k * unit for k in (0.3, 1.0, 3.0)])

@@ -7,6 +7,7 @@ import scipy.sparse as sp
 from .._validation import check_X_y, check_real
 from ..penalties import as_penalty
 from ..solvers import exact, get_spec
+from ..solvers._smoothness import gradient_scale
 
 __all__ = ["Problem"]
 
@@ -119,6 +120,17 @@ class Problem:
     @property
     def w_star(self):
         return self.optimum.coef
+
+    @property
+    def clip_unit(self):
+        """The per-sample gradient scale at 0, ``sqrt(tr M / beta) rms(loss'(0, y))``,
+        computed from the data (non-private, as ``f_star``): it places the clipping
+        grids (``kappa x unit``), as the papers' grids are placed, and is part of
+        the tuning a grid's best point reports."""
+        M = self.datafit.smoothness(self.X)
+        derivative = self.datafit.derivative(np.zeros(self.n_samples), self.y)
+        return float(gradient_scale(float(M.sum()), self.datafit.beta,
+                                    math.sqrt(np.mean(derivative ** 2))))
 
     @property
     def support(self):

@@ -31,6 +31,7 @@ from ..penalties import L1, L2, ElasticNet, as_penalty
 from ..privacy import PrivacyLedger, calibrate_gaussian, gdp_epsilon
 from ..solvers import REGISTRY, get_spec
 from ..solvers._base import check_intercept, constant_column
+from ..solvers._smoothness import gradient_scale
 from ..solvers._dp_cd import CD_MIN_RATIO
 
 __all__ = ["SOLVERS", "CD_MIN_RATIO", "DEFAULT_SOLVER_OPTIONS", "choose_solver", "default_budget",
@@ -320,7 +321,7 @@ class DPLinearModel(BaseEstimator):
                 leaks.append(("clipping threshold (targets)", "the default clip's scale, "
                               "2 rms(y), computed from the targets (give target_bound, or a "
                               "clip)"))
-        unit = math.sqrt(trace_bound / datafit.beta) * derivative
+        unit = gradient_scale(trace_bound, datafit.beta, derivative)
         if not unit > 0:
             unit = 1.0  # X or y is 0: any clip gives the same fit
         return unit, leaks

@@ -222,6 +222,13 @@ def check_smoothness_constants(smoothness, p):
     return M
 
 
+def gradient_scale(trace_m, beta, derivative_rms):
+    """The per-sample gradient scale at 0, ``sqrt(tr M / beta) * rms(loss'(0, y))``:
+    ``tr M / beta`` is the mean squared row norm (the unit of the estimators' and
+    the grids' clipping thresholds, docs/defaults.rst)."""
+    return math.sqrt(trace_m / beta) * derivative_rms
+
+
 def clip_thresholds(M, clip):
     """Coordinate-wise thresholds ``C_j = sqrt(M_j / tr M) * C`` (Section 5.1)."""
     trace = M.sum()
