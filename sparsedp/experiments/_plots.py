@@ -1,5 +1,4 @@
 """Relative error against passes over the data, as in the papers' figures (matplotlib)."""
-
 import numpy as np
 
 from ..solvers import REGISTRY
