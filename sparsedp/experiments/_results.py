@@ -1,7 +1,6 @@
 """The tidy results table: its columns, the CSV file appended task by task, reading it back."""
 import csv
 import io
-import math
 import os
 from pathlib import Path
 
@@ -159,10 +158,3 @@ def as_rows(results):
             raise ValueError(f"results[{k}] is not a results row (a dict with the columns "
                              f"{', '.join(COLUMNS)})")
     return rows
-
-
-def same_value(a, b):
-    """Equality of two cells, nan equal to nan."""
-    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
-        return True
-    return a == b

@@ -14,7 +14,9 @@ from .rdp import conversion_terms
 
 __all__ = ["zcdp_log_delta", "zcdp_max_rho", "zcdp_to_dp"]
 
+#: the orders searched before the scalar refinement of each conversion
 _GRID = 1.0 + np.geomspace(1e-4, 1e7, 400)
+_GRID.setflags(write=False)
 
 
 def zcdp_to_dp(rho, delta):
@@ -47,10 +49,9 @@ def zcdp_to_dp(rho, delta):
     def f(a):
         return rho * a + math.log1p(-1.0 / a) - (log_delta + math.log(a)) / (a - 1.0)
 
-    grid = 1.0 + np.geomspace(1e-4, 1e7, 400)
-    vals = rho * grid + conversion_terms(grid, log_delta)
+    vals = rho * _GRID + conversion_terms(_GRID, log_delta)
     i = int(np.argmin(vals))
-    a_lo, a_hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
+    a_lo, a_hi = _GRID[max(i - 1, 0)], _GRID[min(i + 1, _GRID.size - 1)]
     best = float(vals[i])
     res = optimize.minimize_scalar(f, bounds=(a_lo, a_hi), method="bounded",
                                    options={"xatol": 1e-10 * a_hi})
@@ -73,10 +74,9 @@ def zcdp_max_rho(epsilon, delta):
     def g(a):
         return (epsilon - math.log1p(-1.0 / a) + (log_delta + math.log(a)) / (a - 1.0)) / a
 
-    grid = 1.0 + np.geomspace(1e-4, 1e7, 400)
-    vals = (epsilon - conversion_terms(grid, log_delta)) / grid
+    vals = (epsilon - conversion_terms(_GRID, log_delta)) / _GRID
     i = int(np.argmax(vals))
-    a_lo, a_hi = grid[max(i - 1, 0)], grid[min(i + 1, grid.size - 1)]
+    a_lo, a_hi = _GRID[max(i - 1, 0)], _GRID[min(i + 1, _GRID.size - 1)]
     best = float(vals[i])
     res = optimize.minimize_scalar(lambda a: -g(a), bounds=(a_lo, a_hi), method="bounded",
                                    options={"xatol": 1e-10 * a_hi})
