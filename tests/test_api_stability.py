@@ -46,6 +46,24 @@ def test_removed_history_is_gone():
     assert not hasattr(Result, "objective") and not hasattr(Result, "trace")
     import importlib.util
     assert importlib.util.find_spec("sparsedp.demo") is None  # sparsedp compare
+    for name in ("DPLasso", "DPElasticNet", "DPRidge", "DPLogisticRegression", "DPLinearSVC"):
+        params = inspect.signature(getattr(sparsedp, name)).parameters
+        assert "max_passes" not in params and params["passes"].default is None  # passes=
+    from sparsedp.experiments import Problem
+    assert "sgd_smoothness" not in inspect.signature(Problem).parameters  # global_smoothness=
+
+
+def test_shared_keywords_have_one_default():
+    """A keyword two private solvers share has the same default in both (docs/stability.rst,
+    "One meaning per name"); the budget and the clip have none."""
+    defaults = {}
+    for spec in sparsedp.solvers.REGISTRY.values():
+        for name, p in inspect.signature(spec.function).parameters.items():
+            defaults.setdefault(name, {})[spec.name] = p.default
+    del defaults["penalty"]  # DP-SCD's is required: it must be L2(alpha > 0) (API contract)
+    for name, per_solver in defaults.items():
+        assert len(set(map(repr, per_solver.values()))) == 1, (name, per_solver)
+    assert all(d is inspect.Parameter.empty for d in defaults["clip"].values())
 
 
 def test_accounting_is_an_alias_of_privacy():

@@ -67,8 +67,8 @@ def expand_grid(grid):
         value may be given without a list).  Params are keyword arguments of the
         solver (``sparsedp.solvers.<solver>``) other than the data, the privacy
         budget, the seed and the diagnostics, which the runner sets.  Each
-        solver needs its budget and clipping (``passes`` / ``n_iter``, ``clip``;
-        DP-SCD also ``batch_size``).
+        solver needs its budget and clipping (``passes`` / ``n_iter``, ``clip``:
+        its spec's ``required``).
 
     Returns
     -------

@@ -184,7 +184,7 @@ class DPSCD(PrivateSolver):
         return result_of(problem, out, ledger, diagnostics or trace)
 
 
-def dp_scd(X, y, datafit, penalty, *, epsilon, delta, passes, clip, batch_size,
+def dp_scd(X, y, datafit, penalty, *, epsilon, delta, passes, clip, batch_size=1,
            sampling="poisson", lazy="auto", noise_alpha=False, random_state=None,
            trace=False, diagnostics=False):
     """Differentially private stochastic dual coordinate descent (DP-SCD).
@@ -225,7 +225,7 @@ def dp_scd(X, y, datafit, penalty, *, epsilon, delta, passes, clip, batch_size,
     clip : float
         C, the bound on ``|zeta_j| max(1, ||x_j||)`` (``inf`` only with
         ``epsilon=inf``: no scaling).
-    batch_size : int
+    batch_size : int, default=1
         L in [1, n]: the expected (Poisson) or exact (fixed) batch size, and the
         subproblem's aggregation parameter.
     sampling : {"poisson", "fixed"}, default="poisson"
