@@ -6,9 +6,8 @@
 Every configuration is a function returning a list of studies, each one call of
 :func:`sparsedp.experiments.run_grid`: ``Study(problems, grid, epsilon, delta,
 runs)``.  The results go to a resumable CSV in ``--results-dir`` (default
-``experiments/results/repro``; an interrupted sweep restarts where it stopped;
-the default grids' CSVs are also kept gzipped there, and a missing CSV is
-restored from its gzip, so a fresh checkout resumes instead of recomputing),
+``experiments/results/repro``, not kept in git; an interrupted sweep restarts
+where it stopped, and a finished one only rebuilds its tables and figures),
 the tables (ours beside the paper's, the runner's summaries, the support table,
 the tuning cost, the noise of our accounting against the papers') to a text
 file next to it, and the figures to ``--figures-dir`` (default
@@ -45,7 +44,6 @@ relative errors, the supports and the choice of the best point are non-private
 diagnostics (see ``sparsedp.experiments.tuning_cost``).
 """
 import argparse
-import gzip
 import json
 import math
 import sys
@@ -387,11 +385,7 @@ def run(config, mode, jobs, results_dir, only=None):
     """Every study of ``config`` through run_grid; returns [(study, rows)]."""
     suffix = {"reduced": "", "quick": "_quick", "full": "_full"}[mode]
     path = Path(results_dir) / f"{CSV[config]}{suffix}.csv"
-    packed = path.with_name(path.name + ".gz")
     path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists() and packed.exists():
-        # the committed results: resume from them instead of recomputing
-        path.write_bytes(gzip.decompress(packed.read_bytes()))
     out = []
     for study in CONFIGS[config](mode, only, results_dir):
         t0 = time.perf_counter()
@@ -405,10 +399,6 @@ def run(config, mode, jobs, results_dir, only=None):
         print(f"[{config}] {names}: {len(rows)} fits [{time.perf_counter() - t0:.0f} s]",
               flush=True)
         out.append((study, rows))
-    if mode == "reduced":
-        # the CSVs are too large for the repository (3 to 7 MB), their gzip is not;
-        # mtime=0: the same rows give the same bytes
-        packed.write_bytes(gzip.compress(path.read_bytes(), mtime=0))
     return out
 
 
