@@ -14,10 +14,10 @@ from sparsedp._kernels._dp_cd_fast import (
     BATCH_SIZE as BATCH, CoordinateBlocks, RandomStreams, dp_cd_steps, sigmoid_neg,
 )
 from sparsedp.datafits import Logistic, Squared
-from sparsedp._kernels._noise import NOISE_ETA, IntegerNoise, float_sum_factor
 from sparsedp.exceptions import PrivacyLeakWarning
 from sparsedp.penalties import L1, L2, ElasticNet
 from sparsedp.privacy import calibrate_gaussian, gaussian_epsilon
+from sparsedp.random import NOISE_ETA, IntegerNoise, float_sum_factor
 from sparsedp.solvers import NonPrivateDiagnostics, dp_cd, exact, objective
 
 SQUARED = kernel_id(Squared())  # the loss id of the kernels' direct calls
@@ -185,7 +185,7 @@ def test_noise_is_calibrated_exactly():
                 clip=3.0, smoothness=M, random_state=0)
     steps = 4 * 20
     z = res.info["noise_multiplier"]
-    # the sampler's slack H = eta_max T K (sparsedp._kernels._noise) comes off first
+    # the sampler's slack H = eta_max T K (sparsedp.random.NOISE_ETA) comes off first
     H = NOISE_ETA * steps
     assert z == calibrate_gaussian(0.5 - 2 * H, 1e-6 * math.exp(-H), steps)
     assert gaussian_epsilon(z, steps, 1e-6) <= 0.5
@@ -390,7 +390,7 @@ def test_dp_cd_p_accounts_the_whole_budget():
     assert res.privacy.private
     assert res.privacy.epsilon <= 1.0 + 1e-9
     assert res.privacy.epsilon > 0.99
-    H = NOISE_ETA * (20 + 10)  # the sampler's slack (sparsedp._kernels._noise)
+    H = NOISE_ETA * (20 + 10)  # the sampler's slack (sparsedp.random.NOISE_ETA)
     assert res.info["noise_multiplier"] == calibrate_gaussian(
         0.9 * (1 - 2 * H), 1e-5 * math.exp(-H), 20)
     assert "laplace" in str(res.privacy) and "gaussian" in str(res.privacy)

@@ -11,11 +11,12 @@ from scipy import integrate, optimize, stats
 
 from problems import make_sparse_problem
 from sparsedp._kernels import kernel_id
-from sparsedp._kernels._dp_gcd_fast import GreedyKernel, NoisyMax, block_size
+from sparsedp._kernels._dp_gcd_fast import GreedyKernel, block_size
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.exceptions import PrivacyLeakWarning
 from sparsedp.penalties import L1, L2, ElasticNet, as_penalty
 from sparsedp.privacy import PrivacyLedger, calibrate_pure_composition
+from sparsedp.random import NoisyMax
 from sparsedp.solvers._dp_gcd import SCORE_FLOAT_FACTOR
 from sparsedp.solvers import NonPrivateDiagnostics, calibrate_dp_gcd, dp_gcd, exact, objective
 

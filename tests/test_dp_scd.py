@@ -11,10 +11,10 @@ from scipy import stats
 from problems import make_sparse_problem
 from sparsedp._kernels import kernel_id
 from sparsedp._kernels._dp_scd_fast import coordinate_states, dp_scd_steps
-from sparsedp._kernels._sampling import Batches
 from sparsedp._planted import planted
 from sparsedp.datafits import Hinge, Logistic, Squared, SquaredHinge
 from sparsedp.penalties import L1, L2, ElasticNet
+from sparsedp.random import Batches
 from sparsedp.solvers import dp_scd
 
 
@@ -242,9 +242,9 @@ def base_args():
 
 @pytest.mark.parametrize("penalty, error, match", [
     (L2(0.0), ValueError, "alpha > 0"),
-    (L1(0.1), TypeError, "L2"),
-    (ElasticNet(0.1, 0.0), TypeError, "L2"),
-    (None, TypeError, "L2"),
+    (L1(0.1), ValueError, "L2"),
+    (ElasticNet(0.1, 0.5), ValueError, "no L1 part"),
+    (None, ValueError, "L2"),
 ])
 def test_bad_penalty_is_refused(penalty, error, match):
     X, y, _ = base_args()
@@ -253,9 +253,17 @@ def test_bad_penalty_is_refused(penalty, error, match):
                batch_size=5)
 
 
+def test_elastic_net_without_l1_part_is_ridge():
+    """ElasticNet(alpha, 0) is L2(alpha): what the spec's ``ridge`` accepts."""
+    X, y, _ = base_args()
+    kw = dict(epsilon=1.0, delta=1e-5, passes=1, clip=1.0, batch_size=5, random_state=2)
+    np.testing.assert_array_equal(dp_scd(X, y, Squared(), ElasticNet(0.1, 0.0), **kw).coef,
+                                  dp_scd(X, y, Squared(), L2(0.1), **kw).coef)
+
+
 def test_bad_datafit_and_labels_are_refused():
     X, y_reg, y_cls = base_args()
-    with pytest.raises(TypeError, match="Squared"):
+    with pytest.raises(ValueError, match="Squared"):
         dp_scd(X, y_cls, SquaredHinge(), L2(0.1), epsilon=1.0, delta=1e-5, passes=1,
                clip=1.0, batch_size=5)
     for datafit in (Logistic(), Hinge()):

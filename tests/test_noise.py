@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from scipy import special, stats
 
-from sparsedp._kernels._noise import (
-    MIN_SCALE, NOISE_ETA, IntegerNoise, _log_ratio, float_sum_factor, grid_for, grid_scale,
+from sparsedp._kernels._noise import _log_ratio
+from sparsedp.random import (
+    MIN_SCALE, NOISE_ETA, IntegerNoise, float_sum_factor, grid_for, grid_scale,
 )
 
 

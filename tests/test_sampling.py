@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sparsedp._kernels._sampling import Batches
+from sparsedp.random import Batches
 
 
 @pytest.mark.parametrize("n, rate", [(800, 1 / 800), (45312, 8 / 45312), (60, 0.3)])

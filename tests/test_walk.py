@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from sparsedp._kernels._noise import IntegerNoise
-from sparsedp._kernels._walk import GaussianWalk, LATTICE_CONSTANT
+from sparsedp._kernels._walk import LATTICE_CONSTANT
+from sparsedp.random import GaussianWalk, IntegerNoise
 from sparsedp.solvers._release import WalkRelease
 
 SCALE = 2.0 ** 26
