@@ -1,4 +1,5 @@
-"""DP-CD and DP-GCD's native intercept: the fit on [X, s * 1] without building it."""
+"""The solvers' intercept: the fit on [X, s * 1] (DP-CD and DP-GCD without building it,
+DP-SGD and DP-SCD on the column they append)."""
 import warnings
 
 import numpy as np
@@ -10,7 +11,7 @@ from sparsedp._validation import CHECKED, check_X
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.linear_model import DPLasso, DPLogisticRegression
 from sparsedp.penalties import L1, L2
-from sparsedp.solvers import dp_cd, dp_gcd
+from sparsedp.solvers import dp_cd, dp_gcd, dp_scd, dp_sgd
 
 SOLVERS = {"cd": (dp_cd, dict(passes=3, order="shuffle")), "gcd": (dp_gcd, dict(n_iter=25))}
 
@@ -133,12 +134,55 @@ def test_estimator_uses_the_native_intercept_and_matches_the_functional_call(sol
     assert res.privacy.to_dict() == clf.privacy_.to_dict()
 
 
-def test_estimator_with_dp_sgd_still_appends_the_column():
+BATCH = {"sgd": (dp_sgd, dict(passes=2, batch_size=8, step_size=0.5)),
+         "scd": (dp_scd, dict(passes=2, batch_size=8))}
+
+
+@pytest.mark.parametrize("solver", sorted(BATCH))
+@pytest.mark.parametrize("s", [1.0, 0.25, 8.0])
+def test_batch_solvers_intercept_is_the_fit_on_the_appended_column(solver, s):
+    function, kw = BATCH[solver]
+    X, y = _problem()
+    A = sp.hstack([X, np.full((X.shape[0], 1), s)], format="csc")
+    common = dict(epsilon=1.0, delta=1e-5, clip=1.0, **kw)
+    native, appended = {}, {}
+    if solver == "sgd":  # public constants: the column's, beta s^2, appended by the solver
+        M = np.linspace(0.05, 0.3, X.shape[1])
+        native, appended = dict(smoothness=M), dict(smoothness=np.append(M, 0.25 * s * s))
+    for seed in range(2):
+        got = function(X, y, Logistic(), L2(1e-2), random_state=seed, fit_intercept=True,
+                       intercept_scaling=s, **common, **native)
+        ref = function(A, y, Logistic(), L2(1e-2), random_state=seed, **common, **appended)
+        assert got.coef.shape == (X.shape[1],)
+        np.testing.assert_array_equal(got.coef, ref.coef[:-1])
+        assert got.intercept == ref.coef[-1] * s
+        assert got.privacy.to_dict() == ref.privacy.to_dict()
+
+
+def test_dp_sgd_intercept_warm_start():
+    X, y = _problem(seed=3)
+    s, w0, b0 = 2.0, np.linspace(-0.1, 0.1, 30), 0.3
+    A = sp.hstack([X, np.full((X.shape[0], 1), s)], format="csc")
+    common = dict(epsilon=2.0, delta=1e-5, clip=1.0, passes=2, batch_size=8, random_state=5,
+                  global_smoothness=1.0)
+    got = dp_sgd(X, y, Logistic(), L1(1e-3), fit_intercept=True, intercept_scaling=s,
+                 coef_init=w0, intercept_init=b0, **common)
+    ref = dp_sgd(A, y, Logistic(), L1(1e-3), coef_init=np.append(w0, b0 / s), **common)
+    np.testing.assert_array_equal(got.coef, ref.coef[:-1])
+    assert got.intercept == ref.coef[-1] * s
+
+
+@pytest.mark.parametrize("solver", ["sgd", "scd"])
+def test_estimator_passes_the_intercept_to_the_batch_solvers(solver):
     X, y = _problem(n=120, p=40, seed=4)
-    clf = DPLogisticRegression(solver="sgd", smoothness=np.full(40, 0.25), random_state=0,
-                               passes=2).fit(X, y)
-    assert "fit_intercept" not in clf.solver_params_
-    assert clf.intercept_.shape == (1,)
+    extra = {"smoothness": np.full(40, 0.25)} if solver == "sgd" else {}
+    clf = DPLogisticRegression(solver=solver, random_state=0, passes=2, intercept_scaling=1.5,
+                               **extra).fit(X, y)
+    assert clf.solver_params_["fit_intercept"] is True and clf.intercept_.shape == (1,)
+    res = BATCH[solver][0](X, y, Logistic(), L2(1e-3), epsilon=1.0, delta=clf.delta_,
+                           random_state=0, **clf.solver_params_)
+    np.testing.assert_array_equal(res.coef, clf.coef_[0])
+    assert res.intercept == clf.intercept_[0]
 
 
 def test_check_X_validates_once():

@@ -10,8 +10,9 @@ Overhead (docs/estimators.rst, "Overhead"): the data are validated once, by the
 solvers' own :func:`~sparsedp._validation.check_X` (scikit-learn's
 ``validate_data`` only checks the container: its O(nnz) finiteness check is
 left to ``check_X``), and every solver call takes the checked matrix as is.
-The public intercept column is the solvers' own (``fit_intercept``) for DP-CD
-and DP-GCD; for DP-SGD and DP-SCD it is appended here (one copy of X's arrays).
+The public intercept column is the solvers' own (``fit_intercept``): DP-CD and
+DP-GCD hold it in their layouts of X, DP-SGD and DP-SCD append it (one copy of
+X's arrays).
 """
 import math
 import numbers
@@ -24,7 +25,7 @@ from sklearn.utils.validation import (assert_all_finite, check_consistent_length
                                       check_is_fitted, column_or_1d, validate_data)
 
 from .._validation import (check_bool, check_integer, check_option, check_real,
-                           check_random_state, check_X, mark_checked)
+                           check_random_state, check_X)
 from ..exceptions import PrivacyLeakWarning
 from ..datafits import Hinge, Logistic, Squared, SquaredHinge
 from ..penalties import L1, L2, ElasticNet, as_penalty
@@ -145,20 +146,6 @@ def choose_solver(loss, l1, n_samples, n_features):
     raise ValueError(f"no solver fits the {loss} loss")  # every loss has one
 
 
-def _with_intercept_column(Xc, scaling):
-    """``[X, scaling * 1]`` for ``X`` checked by :func:`check_X`: the public
-    intercept column (one copy of X's arrays), checked too (canonical, finite,
-    ``scaling`` within :func:`~sparsedp.solvers._base.check_intercept`'s range)."""
-    n, p = Xc.shape
-    idx = Xc.indices.dtype
-    A = sp.csc_array((np.concatenate([Xc.data, np.full(n, scaling)]),
-                      np.concatenate([Xc.indices, np.arange(n, dtype=idx)]),
-                      np.append(Xc.indptr, Xc.indptr[-1] + n).astype(idx, copy=False)),
-                     shape=(n, p + 1))
-    A.has_canonical_format = True  # X's columns were, the new one is sorted
-    return mark_checked(A)
-
-
 def _check_y(X, y, numeric):
     """y as scikit-learn's ``check_X_y`` returns it (1-d, finite, as long as X; object
     arrays as float64 for a regressor), with its errors."""
@@ -238,7 +225,9 @@ class DPLinearModel(BaseEstimator):
         params["solver"], params["spec"], params["penalty"] = solver, spec, penalty
         params["fit_intercept"] = check_bool(self.fit_intercept, "fit_intercept")
         params["intercept_scaling"] = check_intercept(True, self.intercept_scaling)
-        params["native_intercept"] = params["fit_intercept"] and spec.takes("fit_intercept")
+        if params["fit_intercept"] and not spec.takes("fit_intercept"):
+            raise ValueError(f"solver={solver!r} ({spec.label}) fits no intercept: use "
+                             f"fit_intercept=False")
         params["warm_start"] = check_bool(self.warm_start, "warm_start")
         params["verbose"] = check_integer(self.verbose, "verbose", low=0)
         if self.solver_options is not None and not isinstance(self.solver_options, dict):
@@ -266,7 +255,7 @@ class DPLinearModel(BaseEstimator):
         kw.update(self.solver_options or {})
         smoothness_kw, trace_bound = self._smoothness_kwargs(params, n_features)
         kw.update(smoothness_kw)
-        if params["native_intercept"]:
+        if params["fit_intercept"]:
             kw.update(fit_intercept=True, intercept_scaling=params["intercept_scaling"])
         for budget in {s.budget for s in REGISTRY.values()} - {spec.budget}:
             if getattr(self, budget) is not None:
@@ -304,7 +293,7 @@ class DPLinearModel(BaseEstimator):
         leaks = []
         if trace_bound is None:
             M = datafit.smoothness(X)
-            if params["native_intercept"]:  # as on [X, s * 1]
+            if params["fit_intercept"]:  # as on [X, s * 1]
                 M = np.append(M, datafit.smoothness(constant_column(
                     X.shape[0], params["intercept_scaling"], X.indices.dtype)))
             trace_bound = float(M.sum())
@@ -329,8 +318,7 @@ class DPLinearModel(BaseEstimator):
     def _smoothness_kwargs(self, params, n_features):
         """``smoothness`` (and ``feature_bounds``) for the solver, and a public bound
         on ``tr M`` (None if there is none), the intercept column's constant
-        included: appended to the arrays, except for a solver that fits the
-        intercept itself (it appends the same public values)."""
+        included (the solver appends the column's public values to the arrays)."""
         spec, smoothness, bounds = params["spec"], self.smoothness, self.feature_bounds
         extra = params["fit_intercept"]
         s = params["intercept_scaling"]
@@ -341,11 +329,9 @@ class DPLinearModel(BaseEstimator):
             if M.shape != (n_features,):
                 raise ValueError(f"smoothness must be a float in (0, 1) or an array of shape "
                                  f"({n_features},), got shape {M.shape}")
-            # the intercept column's constant is public: beta * scaling**2 (appended here,
-            # or by a solver that fits the intercept itself)
+            # the intercept column's constant is public: beta * scaling**2 (the solver
+            # appends it)
             trace_bound = float(np.sum(M)) + (beta * s * s if extra else 0.0)
-            if extra and not params["native_intercept"]:
-                M = np.append(M, beta * s * s)
             smoothness = M
         elif smoothness is not None:
             if isinstance(smoothness, (bool, np.bool_)) or not isinstance(
@@ -364,7 +350,7 @@ class DPLinearModel(BaseEstimator):
         if trace_bound is None and bounds is not None:
             b = np.broadcast_to(np.asarray(bounds, dtype=np.float64), (n_features + extra,))
             trace_bound = beta * float(np.sum(b * b))
-        if params["native_intercept"]:  # the solver appends the column's public values
+        if extra:  # the solver appends the column's public values
             if bounds is not None and np.ndim(self.feature_bounds) == 0:
                 bounds = self.feature_bounds
             elif bounds is not None:
@@ -417,29 +403,21 @@ class DPLinearModel(BaseEstimator):
 
     def _design(self, X, params):
         """The solvers' design matrix: X checked once (:func:`check_X`: canonical CSC,
-        one conversion; every solver call then takes it as is), with the intercept
-        column appended for the solvers that do not fit it themselves."""
-        Xc = check_X(X)
-        if params["fit_intercept"] and not params["native_intercept"]:
-            return _with_intercept_column(Xc, params["intercept_scaling"])
-        return Xc
+        one conversion; every solver call then takes it as is)."""
+        return check_X(X)
 
     def _run(self, params, X, y, epsilon, delta, kw, generator, init):
         """One solver call; returns ``(coef, intercept, result)``.
 
         ``init``: None or the warm start ``(coef, intercept)``.
         """
-        s = params["intercept_scaling"]
-        appended = params["fit_intercept"] and not params["native_intercept"]
         datafit, penalty = self._datafit(), kw.pop("penalty")
         common = dict(epsilon=epsilon, delta=delta, random_state=generator)
-        if init is not None and params["native_intercept"]:
-            common.update(coef_init=init[0], intercept_init=init[1])
-        elif init is not None:
-            common["coef_init"] = np.append(init[0], init[1] / s) if appended else init[0]
+        if init is not None:
+            common["coef_init"] = init[0]
+            if params["fit_intercept"]:
+                common["intercept_init"] = init[1]
         result = params["spec"].function(X, y, datafit, penalty, **common, **kw)
-        if appended:
-            return result.coef[:-1], result.coef[-1] * s, result
         return result.coef, result.intercept, result
 
     def _fit_targets(self, X, targets, params, names):

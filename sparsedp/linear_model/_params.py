@@ -60,7 +60,7 @@ COMMON_PARAMETERS = """\
         intercept is penalised as the other coefficients: a larger
         ``intercept_scaling`` lessens the penalty's effect on it.  DP-CD and
         DP-GCD add the column inside their own layouts of X (their
-        ``fit_intercept``: no copy of X); DP-SGD and DP-SCD get it appended.
+        ``fit_intercept``: no copy of X); DP-SGD and DP-SCD append it (one copy).
     intercept_scaling : float, default=1.0
         The column's constant, in [1e-140, 1e140].
     solver_options : dict or None, default=None

@@ -21,13 +21,13 @@ steps specific to it, plus one compiled kernel:
 """
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import scipy.sparse as sp
 
 from .._validation import (SCALE_LIMIT, check_bool, check_privacy_budget,
-                           check_random_state, check_real, check_X_y)
+                           check_random_state, check_real, check_X_y, mark_checked)
 from .._kernels import kernel_id
 from ..privacy import PrivacyLedger
 from ..datafits import _Datafit
@@ -70,6 +70,8 @@ class Problem:
     datafit: object
     penalty: object
     intercept_scaling: float = None
+    #: True when ``X`` already holds the intercept column, last (:meth:`with_column`)
+    appended: bool = False
 
     @property
     def n(self):
@@ -78,7 +80,7 @@ class Problem:
     @property
     def p(self):
         """The number of coordinates (X's columns, and the intercept column)."""
-        return self.X.shape[1] + (self.intercept_scaling is not None)
+        return self.X.shape[1] + (self.intercept_scaling is not None and not self.appended)
 
     @property
     def intercept_column(self):
@@ -87,10 +89,25 @@ class Problem:
             return None
         return constant_column(self.n, self.intercept_scaling, self.X.indices.dtype)
 
+    def with_column(self):
+        """The same problem on ``[X, s * 1]`` built once (one copy of X's arrays): the
+        batch solvers' layout, the intercept an ordinary last coordinate (rows and
+        their norms include it); :meth:`split` still returns ``(coef, intercept)``."""
+        if self.intercept_scaling is None or self.appended:
+            return self
+        n, _ = self.X.shape
+        X, idx = self.X, self.X.indices.dtype
+        A = sp.csc_array((np.concatenate([X.data, np.full(n, self.intercept_scaling)]),
+                          np.concatenate([X.indices, np.arange(n, dtype=idx)]),
+                          np.append(X.indptr, X.indptr[-1] + n).astype(idx, copy=False)),
+                         shape=(n, X.shape[1] + 1))
+        A.has_canonical_format = True  # X's columns were, the new one is sorted
+        return replace(self, X=mark_checked(A), appended=True)
+
     def margin(self, w):
         """``[X, s * 1] @ w``, as scipy computes it (columns in order, the intercept's
         term added last): the same floating-point values."""
-        if self.intercept_scaling is None:
+        if self.intercept_scaling is None or self.appended:
             return self.X @ w
         z = self.X @ w[:-1]
         z += self.intercept_scaling * w[-1]

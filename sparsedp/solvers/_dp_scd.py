@@ -16,11 +16,10 @@ from .._kernels._sampling import Batches
 from .._planted import active
 from .._validation import (check_bool, check_integer, check_option, check_privacy_budget,
                            check_random_state, check_real, check_X_y)
-from ..datafits import Hinge, Logistic, Squared
-from ..penalties import L2
+from ..penalties import as_penalty
 from ..privacy import PrivacyLedger
 from ._base import (Budget, KernelOutput, PrivateSolver, Problem, _after_slack, check_clip,
-                    csr_rows, result_of)
+                    check_intercept, csr_rows, result_of)
 from ._dp_cd import split_generator
 from ._release import (RESERVED_STEP_ETA, WALK_SLACK_SOURCES, WalkRelease, calibrate_batches,
                        record_walk_slack, walk_slack)
@@ -29,23 +28,19 @@ from ._spec import Hyperparameter, SolverSpec
 __all__ = ["dp_scd"]
 
 SAMPLINGS = ("poisson", "fixed")
-DATAFITS = (Squared, Logistic, Hinge)
 
 
-def check_dual_problem(X, y, datafit, penalty):
-    """Validate a DP-SCD problem: Squared, Logistic or Hinge, and L2(alpha > 0)."""
-    if type(datafit) not in DATAFITS:
-        raise TypeError(f"dp_scd solves the dual of Squared(), Logistic() or Hinge() "
-                        f"(ridge, logistic regression, SVM), got {datafit!r}")
+def check_dual_problem(X, y, datafit, penalty, fit_intercept=False, intercept_scaling=1.0):
+    """Validate a DP-SCD problem (what its spec accepts: a datafit with a dual step,
+    Squared, Logistic or Hinge, and a ridge penalty); the intercept column, if
+    any, appended (:meth:`~sparsedp.solvers._base.Problem.with_column`)."""
+    unmet = SPEC.unmet(datafit, as_penalty(penalty))
+    if unmet is not None:
+        raise ValueError(unmet)
     kernel_id(datafit)
-    if type(penalty) is not L2:
-        raise TypeError(f"dp_scd needs penalty=L2(alpha) with alpha > 0 (the dual's "
-                        f"regulariser lambda), got {penalty!r}")
-    if not penalty.alpha > 0:
-        raise ValueError(f"dp_scd needs L2(alpha) with alpha > 0 (w = v / (alpha n)), got "
-                         f"alpha = {penalty.alpha!r}")
+    scaling = check_intercept(fit_intercept, intercept_scaling)
     X, y = check_X_y(X, y, datafit)
-    return Problem(X, y, datafit, penalty)
+    return Problem(X, y, datafit, as_penalty(penalty), scaling).with_column()
 
 
 #: ``lazy="auto"`` is lazy while a batch's expected nonzeros are below this fraction of p
@@ -105,7 +100,7 @@ class DPSCD(PrivateSolver):
     def run(self, problem, clip, release, generator, options, trace):
         X, y, datafit = problem.X, problem.y, problem.datafit
         n, p = problem.n, problem.p
-        lam_n = problem.penalty.alpha * n
+        lam_n = problem.penalty.l2 * n
         indptr, indices, data, row_norms = csr_rows(X, np.int64)
         alpha = np.zeros(n)
         state = coordinate_states(p)
@@ -162,9 +157,9 @@ class DPSCD(PrivateSolver):
                             counters={"sampled_rows": int(rows)}, trace=tr)
 
     def fit(self, X, y, datafit, penalty, *, epsilon, delta, clip, random_state, trace,
-            diagnostics, **options):
+            diagnostics, fit_intercept=False, intercept_scaling=1.0, **options):
         """Validate, reserve the samplers' slack, calibrate, run, return the Result."""
-        problem = check_dual_problem(X, y, datafit, penalty)
+        problem = check_dual_problem(X, y, datafit, penalty, fit_intercept, intercept_scaling)
         epsilon, delta = check_privacy_budget(epsilon, delta)
         clip = check_clip(clip, epsilon)
         trace = check_bool(trace, "trace")
@@ -186,7 +181,7 @@ class DPSCD(PrivateSolver):
 
 def dp_scd(X, y, datafit, penalty, *, epsilon, delta, passes, clip, batch_size=1,
            sampling="poisson", lazy="auto", noise_alpha=False, random_state=None,
-           trace=False, diagnostics=False):
+           trace=False, diagnostics=False, fit_intercept=False, intercept_scaling=1.0):
     """Differentially private stochastic dual coordinate descent (DP-SCD).
 
     Minimises ``F(w) = (1/n) sum_i loss(x_i . w, y_i) + (lambda / 2) ||w||^2``
@@ -248,6 +243,13 @@ def dp_scd(X, y, datafit, penalty, *, epsilon, delta, passes, clip, batch_size=1
     diagnostics : bool, default=False
         Also compute the non-private objective at ``coef`` and the number of
         sampled rows.
+    fit_intercept : bool, default=False
+        Fit an intercept as the coefficient of the public column
+        ``intercept_scaling * 1`` appended to X (one copy of X's arrays; penalised
+        as the other coefficients, as in :func:`dp_cd`); ``Result.intercept``.
+        DP-SCD takes no starting point (its dual state is not kept): no
+        ``coef_init`` nor ``intercept_init``.
+    intercept_scaling : float, default=1.0
 
     Returns
     -------
@@ -273,7 +275,8 @@ def dp_scd(X, y, datafit, penalty, *, epsilon, delta, passes, clip, batch_size=1
     return DPSCD().fit(X, y, datafit, penalty, epsilon=epsilon, delta=delta, clip=clip,
                        random_state=random_state, trace=trace, diagnostics=diagnostics,
                        passes=passes, batch_size=batch_size, sampling=sampling, lazy=lazy,
-                       noise_alpha=noise_alpha)
+                       noise_alpha=noise_alpha, fit_intercept=fit_intercept,
+                       intercept_scaling=intercept_scaling)
 
 
 SPEC = SolverSpec(

@@ -100,9 +100,11 @@ class DPSGD:
 
     def fit(self, X, y, datafit, penalty, *, epsilon, delta, passes, clip, step_size,
             batch_size, sampling, smoothness, global_smoothness, lazy, random_state, trace,
-            diagnostics, coef_init=None):
-        problem = check_problem(X, y, datafit, penalty)
-        init = check_coef_init(coef_init, problem.p)
+            diagnostics, coef_init=None, fit_intercept=False, intercept_scaling=1.0,
+            intercept_init=None):
+        problem = check_problem(X, y, datafit, penalty, fit_intercept,
+                                intercept_scaling).with_column()
+        init = check_coef_init(coef_init, problem.p, intercept_init, problem.intercept_scaling)
         epsilon, delta = check_privacy_budget(epsilon, delta)
         n, p = problem.n, problem.p
         passes = check_real(passes, "passes")
@@ -210,7 +212,11 @@ class DPSGD:
                                  "public coordinate-wise constants M_j (an array of shape "
                                  "(n_features,)); a public bound on the global smoothness goes "
                                  "to global_smoothness")
-            return float(np.sum(check_smoothness_constants(smoothness, problem.p)))
+            s = problem.intercept_scaling
+            M = check_smoothness_constants(smoothness, problem.p - (s is not None))
+            if s is not None:  # the intercept column's constant is public: beta s^2
+                M = np.append(M, problem.datafit.beta * s * s)
+            return float(np.sum(M))
         description = ("the global smoothness beta ||X||_2^2 / n, computed from the data for "
                        "the step size; pass public smoothness constants or global_smoothness "
                        "to avoid the leak")
@@ -221,7 +227,8 @@ class DPSGD:
 
 def dp_sgd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_size=1.0,
            batch_size=1, sampling="poisson", smoothness=None, global_smoothness=None,
-           lazy="auto", random_state=None, trace=False, diagnostics=False, coef_init=None):
+           lazy="auto", random_state=None, trace=False, diagnostics=False, coef_init=None,
+           fit_intercept=False, intercept_scaling=1.0, intercept_init=None):
     """Differentially private proximal SGD with per-sample clipping.
 
     Minimises ``datafit(X w, y) + penalty(w)`` with ``T = round(passes n / B)``
@@ -264,6 +271,13 @@ def dp_sgd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_si
         Non-private diagnostics (the trace records the iterate once per pass).
     coef_init : array of shape (n_features,), optional
         The starting point (default 0; public, as in :func:`dp_cd`).
+    fit_intercept : bool, default=False
+        Fit an intercept as the coefficient of the public column
+        ``intercept_scaling * 1`` appended to X (one copy of X's arrays; as in
+        :func:`dp_cd`, penalised as the other coefficients); ``Result.intercept``.
+    intercept_scaling : float, default=1.0
+    intercept_init : float, optional
+        The intercept's starting point (with ``fit_intercept``).
 
     Returns
     -------
@@ -273,7 +287,8 @@ def dp_sgd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_si
                        clip=clip, step_size=step_size, batch_size=batch_size, sampling=sampling,
                        smoothness=smoothness, global_smoothness=global_smoothness, lazy=lazy,
                        random_state=random_state, trace=trace, diagnostics=diagnostics,
-                       coef_init=coef_init)
+                       coef_init=coef_init, fit_intercept=fit_intercept,
+                       intercept_scaling=intercept_scaling, intercept_init=intercept_init)
 
 
 SPEC = SolverSpec(
