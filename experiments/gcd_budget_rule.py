@@ -6,7 +6,7 @@ No new fits: this reads the DP-GCD rows of ``experiments/auto_boundary.py``'s
 results (epsilon = 1, 3 seeds, ``n_iter`` in {1, 3, 10, 30, 100}; shapes from
 n = 50 to 50,000 rows, n/p from 1 to 1,000) at the estimator's own step
 (``default_budget``: 3 when p >= n, else 1) and clip (``kappa`` =
-``CONSTANT_KAPPA``), so that only the number of iterations varies, as it does
+``default_kappa``), so that only the number of iterations varies, as it does
 between the estimator's fits.  A rule's loss on a shape is the mean relative
 error at the rule's ``n_iter`` over the best of the five measured budgets; the
 error between two measured budgets is interpolated linearly in
@@ -21,8 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from sparsedp.linear_model import default_budget
-from sparsedp.linear_model._base import CONSTANT_KAPPA
+from sparsedp.linear_model import default_budget, default_kappa
 
 HERE = Path(__file__).resolve().parent
 SMALL_N = 1500
@@ -55,7 +54,8 @@ def load(path):
                 continue
             n, p = int(row["n"]), int(row["p"])
             step = default_budget("gcd", n, p, 1.0)["step_size"]
-            if float(row["step"]) != step or not math.isclose(float(row["kappa"]), CONSTANT_KAPPA):
+            kappa = default_kappa("gcd", n, 1, 1.0, 1.0 / n ** 2)  # DP-GCD's is constant
+            if float(row["step"]) != step or not math.isclose(float(row["kappa"]), kappa):
                 continue
             table[(row["family"], n, p)][int(row["budget"])] = float(row["mean"])
     return table

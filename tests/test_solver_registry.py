@@ -178,9 +178,11 @@ def test_estimators_run_a_registered_solver(toy_registered):
     again = dp_toy(X, y, Squared(), L1(0.01), epsilon=1.0, delta=est.delta_, random_state=1,
                    **est.solver_params_)
     np.testing.assert_array_equal(est.coef_, again.coef)
-    # its spec says what it takes: no batch size, no greedy rule
+    # its signature says what it takes: no greedy rule, no intercept
     with pytest.raises(ValueError, match="rule does not apply to solver='toy'"):
-        DPLasso(solver="toy", rule="gs-s", smoothness=M).fit(X, y)
+        DPLasso(solver="toy", rule="gs-s", smoothness=M, fit_intercept=False).fit(X, y)
+    with pytest.raises(ValueError, match=r"solver='toy' \(DP-toy\) fits no intercept"):
+        DPLasso(solver="toy", smoothness=M).fit(X, y)
 
 
 def test_cli_and_experiments_run_a_registered_solver(toy_registered):

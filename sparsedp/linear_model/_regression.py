@@ -42,9 +42,23 @@ class _DPRegressor(RegressorMixin, DPLinearModel):
         return self._decision(X).ravel()
 
 
+class _DPOnePenaltyRegressor(_DPRegressor):
+    """A regressor of one penalty of strength ``alpha`` (``_penalty_name``)."""
+
+    _penalty_name = None
+
+    def __init__(self, alpha=1.0, *, epsilon=1.0, delta=None, solver="auto", passes=None,
+                 n_iter=None, step_size=None, clip=None, rule=None, selection=None,
+                 smoothness=None, feature_bounds=None, batch_size=None, fit_intercept=True,
+                 intercept_scaling=1.0, target_bound=None, solver_options=None, random_state=None,
+                 warm_start=False, verbose=0):
+        store_params(self, locals())
+
+    def _penalty(self):
+        return penalty_of(self._penalty_name, self.alpha, None)
 
 
-class DPLasso(_DPRegressor):
+class DPLasso(_DPOnePenaltyRegressor):
     """Private LASSO: ``(1/n) ||y - X w - b||^2 + alpha ||w||_1`` under (epsilon, delta)-DP.
 
     Note the scaling: the squared loss has no 1/2 (the papers'; scikit-learn's
@@ -73,16 +87,7 @@ class DPLasso(_DPRegressor):
     True
     """
 
-    def __init__(self, alpha=1.0, *, epsilon=1.0, delta=None, solver="auto", passes=None,
-                 n_iter=None, step_size=None, clip=None, rule=None, selection=None,
-                 smoothness=None, feature_bounds=None, batch_size=None, fit_intercept=True,
-                 intercept_scaling=1.0, target_bound=None, solver_options=None, random_state=None,
-                 warm_start=False, verbose=0):
-        store_params(self, locals())
-
-
-    def _penalty(self):
-        return penalty_of("l1", self.alpha, None)
+    _penalty_name = "l1"
 
 
 class DPElasticNet(_DPRegressor):
@@ -113,7 +118,7 @@ class DPElasticNet(_DPRegressor):
         return penalty_of("elasticnet", self.alpha, self.l1_ratio)
 
 
-class DPRidge(_DPRegressor):
+class DPRidge(_DPOnePenaltyRegressor):
     """Private ridge regression: ``(1/n) ||y - X w - b||^2 + (alpha / 2) ||w||_2^2``.
 
     Parameters
@@ -127,15 +132,7 @@ class DPRidge(_DPRegressor):
 {fitted}
     """
 
-    def __init__(self, alpha=1.0, *, epsilon=1.0, delta=None, solver="auto", passes=None,
-                 n_iter=None, step_size=None, clip=None, rule=None, selection=None,
-                 smoothness=None, feature_bounds=None, batch_size=None, fit_intercept=True,
-                 intercept_scaling=1.0, target_bound=None, solver_options=None, random_state=None,
-                 warm_start=False, verbose=0):
-        store_params(self, locals())
-
-    def _penalty(self):
-        return penalty_of("l2", self.alpha, None)
+    _penalty_name = "l2"
 
 
 for _cls in (DPLasso, DPElasticNet, DPRidge):

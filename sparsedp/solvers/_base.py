@@ -27,7 +27,8 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import (SCALE_LIMIT, check_bool, check_privacy_budget,
-                           check_random_state, check_real, check_X_y, mark_checked)
+                           check_random_state, check_real, check_vector, check_X_y,
+                           mark_checked)
 from .._kernels import kernel_id
 from ..privacy import PrivacyLedger
 from ..datafits import _Datafit
@@ -169,14 +170,7 @@ def check_coef_init(coef_init, p, intercept_init=None, intercept_scaling=None):
 
 
 def _check_start(values, p, name):
-    if values is None:
-        return None
-    w = np.array(values, dtype=np.float64)
-    if w.shape != (p,):
-        raise ValueError(f"{name} must have shape ({p},) (n_features), got {w.shape}")
-    if not np.all(np.isfinite(w)):
-        raise ValueError(f"{name} contains NaN or infinite values")
-    return w
+    return None if values is None else check_vector(values, name, p)
 
 
 def check_clip(clip, epsilon):
