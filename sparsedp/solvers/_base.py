@@ -39,7 +39,21 @@ from ._smoothness import clip_thresholds, resolve_smoothness
 
 __all__ = ["Problem", "check_problem", "check_intercept", "constant_column", "Budget", "CoordinateConstants",
            "coordinate_constants", "PrivateSolver", "KernelOutput", "check_clip", "check_coef_init", "csr_rows",
-           "result_of"]
+           "result_of", "split_generator"]
+
+
+def split_generator(generator):
+    """Two independent child generators: coordinate indices, then noise.
+
+    SFC64 bit generators, each seeded by a SeedSequence whose entropy (4 x 63
+    bits) is drawn from ``generator``'s own stream.  The streams thus follow the
+    generator's state: the same state gives the same fit, and a generator that
+    was advanced, jumped or used for a previous fit gives fresh streams (two fits
+    never share noise unless their generators are in the same state).
+    """
+    seeds = generator.integers(0, 2**63, size=(2, 4))
+    return tuple(np.random.Generator(np.random.SFC64(np.random.SeedSequence(s)))
+                 for s in seeds)
 
 
 def check_datafit(datafit):

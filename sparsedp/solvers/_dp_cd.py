@@ -15,7 +15,7 @@ from .._planted import active
 from .._validation import check_bool, check_integer, check_option, check_real
 from ..datafits import Squared
 from ..privacy import calibrate_gaussian
-from ._base import KernelOutput, PrivateSolver
+from ._base import KernelOutput, PrivateSolver, split_generator
 from ._release import GridRelease
 from ._spec import Hyperparameter, SolverSpec
 
@@ -248,20 +248,6 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         averaging=averaging, order=order, trace_every=trace_every, coef_init=coef_init,
         fit_intercept=fit_intercept, intercept_scaling=intercept_scaling,
         intercept_init=intercept_init)
-
-
-def split_generator(generator):
-    """Two independent child generators: coordinate indices, then noise.
-
-    SFC64 bit generators, each seeded by a SeedSequence whose entropy (4 x 63
-    bits) is drawn from ``generator``'s own stream.  The streams thus follow the
-    generator's state: the same state gives the same fit, and a generator that
-    was advanced, jumped or used for a previous fit gives fresh streams (two fits
-    never share noise unless their generators are in the same state).
-    """
-    seeds = generator.integers(0, 2**63, size=(2, 4))
-    return tuple(np.random.Generator(np.random.SFC64(np.random.SeedSequence(s)))
-                 for s in seeds)
 
 
 #: ``solver="auto"`` runs DP-CD when n/p exceeds this ratio, for a penalty with an

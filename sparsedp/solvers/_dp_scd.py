@@ -19,8 +19,7 @@ from .._validation import (check_bool, check_integer, check_option, check_privac
 from ..penalties import as_penalty
 from ..privacy import PrivacyLedger
 from ._base import (Budget, KernelOutput, PrivateSolver, Problem, _after_slack, check_clip,
-                    check_intercept, csr_rows, result_of)
-from ._dp_cd import split_generator
+                    check_intercept, csr_rows, result_of, split_generator)
 from ._release import (RESERVED_STEP_ETA, WALK_SLACK_SOURCES, WalkRelease, calibrate_batches,
                        record_walk_slack, walk_slack)
 from ._spec import Hyperparameter, SolverSpec
