@@ -9,8 +9,9 @@ Sections
 cd      one epoch (p coordinate updates) of the exact CD kernel vs one epoch of
         scikit-learn's Lasso coordinate descent, on the same CSC matrix.
 dp_cd   one DP-CD pass (p noisy steps) vs one scikit-learn Lasso epoch; the
-        floor line times a pass's p normals and p indices (numpy's Generator
-        and the kernels' inlined fills, which draw the same numbers).  Passes
+        floor line times a pass's p indices and p noises (numpy's Generator's
+        normals, and the releases' integer noise through the public
+        ``sparsedp.random.IntegerNoise``).  Passes
         whose steps mostly move are also compared with an epoch of scikit-learn's
         coordinate descent in which every coordinate moves (ElasticNet,
         l1_ratio=0), which also updates the residuals over every column.
@@ -142,21 +143,23 @@ def ours_dp_cd(X, y, datafit, lam, clip):
     return run, info
 
 
-def random_draws(p, seed=0, kernel_fills=False):
-    """p standard normals and p uniform indices, with the bit generator DP-CD uses
-    (SFC64): the draws a DP-CD pass must make.  Through numpy's Generator, or
-    (``kernel_fills``) through the kernels' fills, which return the same numbers."""
-    from sparsedp._kernels import _random
+def random_draws(p, seed=0, integer_noise=False):
+    """The draws a DP-CD pass must make, with the bit generator DP-CD uses (SFC64):
+    p uniform indices (numpy's ``integers``: the numbers the kernel's inlined fill
+    draws) and p noises, numpy's standard normals or (``integer_noise``) the
+    releases' integer Gaussian noise (``sparsedp.random.IntegerNoise``, the law the
+    kernel draws, at a DP-CD scale)."""
+    from sparsedp.random import IntegerNoise
     rng = np.random.Generator(np.random.SFC64(seed))
+    noise = IntegerNoise("gaussian", 2.0 ** 22)
 
     def run(n_passes):
         for _ in range(n_passes):
-            if kernel_fills:
-                _random.standard_normal_batch(rng, p)
-                _random.uniform_index_batch(rng, p, p)
+            rng.integers(0, p, p)
+            if integer_noise:
+                noise.draw(rng, p)
             else:
                 rng.standard_normal(p)
-                rng.integers(0, p, p)
     return run
 
 
@@ -176,7 +179,7 @@ def section_dp_cd(rounds=5):
                                                   ("logistic + L1", Logistic(), labels, 1e-3))
                for clip in (0.01, 1.0)]
     draws = {"numpy": random_draws(X.shape[1]),
-             "fills": random_draws(X.shape[1], kernel_fills=True)}
+             "fills": random_draws(X.shape[1], integer_noise=True)}
     times = {key: [] for key in [*draws, *(c[0] for c in configs)]}
     peer_t = {key: [] for key in times}
     moving_t = []
@@ -189,11 +192,11 @@ def section_dp_cd(rounds=5):
         moving_t.append(per_epoch(peer_moving, repeats=3))
     epoch = np.median(peer_t["numpy"] + peer_t["fills"])
     numpy_d, fills_d = np.median(times["numpy"]), np.median(times["fills"])
-    print(f"floor: p normals + p indices {1e3 * numpy_d:.2f} ms through numpy's "
-          f"Generator, {1e3 * fills_d:.2f} ms through the kernels' fills (same "
-          f"numbers); scikit-learn Lasso {1e3 * epoch:.2f} ms/epoch: a pass that did one "
+    print(f"floor: p indices + p normals {1e3 * numpy_d:.2f} ms through numpy's "
+          f"Generator, p indices + p integer noises {1e3 * fills_d:.2f} ms (IntegerNoise); "
+          f"scikit-learn Lasso {1e3 * epoch:.2f} ms/epoch: a pass that did one "
           f"epoch's work plus its draws would have ratio {(epoch + numpy_d) / epoch:.3f} "
-          f"(numpy) / {(epoch + fills_d) / epoch:.3f} (kernels' fills)")
+          f"(normals) / {(epoch + fills_d) / epoch:.3f} (integer noise)")
     for key, _, info in configs:
         ratios = np.array(times[key]) / np.array(peer_t[key])
         moving = np.array(times[key]) / np.array(moving_t)

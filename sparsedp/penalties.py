@@ -67,26 +67,6 @@ class _SeparableElasticNet:
         """The proximal coordinate step ``prox(w - step*grad, step) - w``."""
         return self.prox(np.asarray(w) - step * np.asarray(grad), step) - w
 
-    def gsq_value(self, w, grad, lipschitz):
-        """Optimal value of the GS-q model for each coordinate (<= 0).
-
-        ``min_d  grad * d + lipschitz / 2 * d^2 + pen(w + d) - pen(w)``, attained
-        at the proximal step with step size ``1 / lipschitz``.
-        """
-        w = np.asarray(w, dtype=float)
-        grad = np.asarray(grad, dtype=float)
-        lipschitz = np.asarray(lipschitz, dtype=float)
-        d = self.prox_step(w, grad, 1.0 / lipschitz)
-        with np.errstate(over="ignore", invalid="ignore"):
-            # pen(w + d) - pen(w) term by term (no 0 * inf)
-            change = self.l1 * (np.abs(w + d) - np.abs(w)) if self.l1 else np.zeros_like(w)
-            if self.l2:
-                change = change + 0.5 * self.l2 * d * (2.0 * w + d)
-            value = grad * d + 0.5 * lipschitz * d * d + change
-        # The model is lipschitz-strongly convex with minimiser d and value 0 at 0, so its
-        # minimum is at most -lipschitz d^2 / 2: where the terms overflow, it is -inf.
-        return np.where(np.isnan(value), -np.inf, value)
-
     def __eq__(self, other):
         return (isinstance(other, _SeparableElasticNet)
                 and (self.l1, self.l2) == (other.l1, other.l2))

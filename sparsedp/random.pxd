@@ -4,7 +4,7 @@
 #
 # The public cimport path (docs/cython_api.rst).  The names below are stable;
 # they are defined in the private modules sparsedp._kernels._random, _noise,
-# _walk, _sampling and _dp_gcd_fast, whose other names may change.  Objects are
+# _walk, _sampling and _noisy_max, whose other names may change.  Objects are
 # built in Python (sparsedp.random: IntegerNoise, GaussianWalk, Batches,
 # NoisyMax); the draws run nogil on the bitgen_t of a numpy Generator, with
 # ``generator.bit_generator.lock`` held around them.  A module that cimports
@@ -41,7 +41,7 @@ from sparsedp._kernels._sampling cimport Batches, BatchSampler, sample_batch
 # The noisy max over a score array (exponential mechanism / report-noisy-max
 # with Laplace noise / plain argmax): NoisyMax(scores, scale, selection,
 # generator); nogil methods sample() -> index, set_score(k, s), flush().
-from sparsedp._kernels._dp_gcd_fast cimport NoisyMax
+from sparsedp._kernels._noisy_max cimport NoisyMax
 
 
 cdef inline const NoiseTable* noise_table(IntegerNoise noise) except NULL:

@@ -18,10 +18,10 @@ Every draw takes 64-bit words from the ``bitgen_t`` of a
 """
 import os
 
-from ._kernels._dp_gcd_fast import NoisyMax
 from ._kernels._noise import (
     GRID_POINTS, MIN_SCALE, NOISE_ETA, IntegerNoise, float_sum_factor, grid_for, grid_scale,
 )
+from ._kernels._noisy_max import NoisyMax
 from ._kernels._sampling import Batches
 from ._kernels._walk import GaussianWalk
 

@@ -1,4 +1,13 @@
+import importlib.util
+import os
 import pathlib
+import shlex
+import shutil
+import subprocess
+import sys
+import sysconfig
+
+import pytest
 
 import sparsedp
 
@@ -10,3 +19,34 @@ def pytest_report_header(config):
 def pytest_sessionstart(session):
     # The tests must exercise the built package with its compiled kernels.
     import sparsedp._kernels._cd_fast  # noqa: F401  (fails loudly if extensions are missing)
+
+
+EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "examples" / "cython"
+
+
+def c_compiler():
+    """The C compiler setuptools would call ($CC, else Python's build CC), or None."""
+    cc = os.environ.get("CC") or sysconfig.get_config_var("CC")
+    if not cc:
+        return None
+    return shutil.which(shlex.split(cc)[0])
+
+
+@pytest.fixture(scope="session")
+def example(tmp_path_factory):
+    """The example compiled in a temporary directory (``setup.py build_ext
+    --inplace`` in a fresh process, so only the installed sparsedp is seen)."""
+    if c_compiler() is None:
+        pytest.skip("no C compiler found ($CC or sysconfig's CC): cannot build the "
+                    "Cython API example")
+    build = tmp_path_factory.mktemp("cython_api")
+    for name in ("noisy_sum.pyx", "setup.py"):
+        shutil.copy(EXAMPLE / name, build / name)
+    proc = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=build,
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, f"build failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}"
+    (path,) = build.glob("noisy_sum" + sysconfig.get_config_var("EXT_SUFFIX"))
+    spec = importlib.util.spec_from_file_location("noisy_sum", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -78,3 +78,21 @@ def make_sparse_problem(n=60, p=40, density=0.2, seed=0, logistic=False, n_activ
 def data_dir():
     """Where the real data sets live ($SPARSEDP_DATA, default ../shared/data)."""
     return pathlib.Path(os.environ.get("SPARSEDP_DATA", ROOT.parent / "shared" / "data"))
+
+
+def gsq_model_value(penalty, w, grad, lipschitz):
+    """The GS-q rule's definition: per coordinate, the optimal value (<= 0) of the model
+    ``min_d grad d + lipschitz / 2 d^2 + pen(w + d) - pen(w)``, attained at the proximal
+    step of size ``1 / lipschitz`` (``-inf`` where its terms overflow: the minimum of a
+    ``lipschitz``-strongly convex model that is 0 at 0 is at most ``-lipschitz d^2 / 2``)."""
+    w = np.asarray(w, dtype=float)
+    grad = np.asarray(grad, dtype=float)
+    lipschitz = np.asarray(lipschitz, dtype=float)
+    d = penalty.prox_step(w, grad, 1.0 / lipschitz)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # pen(w + d) - pen(w) term by term (no 0 * inf)
+        change = penalty.l1 * (np.abs(w + d) - np.abs(w)) if penalty.l1 else np.zeros_like(w)
+        if penalty.l2:
+            change = change + 0.5 * penalty.l2 * d * (2.0 * w + d)
+        value = grad * d + 0.5 * lipschitz * d * d + change
+    return np.where(np.isnan(value), -np.inf, value)

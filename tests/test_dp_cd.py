@@ -33,6 +33,15 @@ HEADER = np.dtype([("step", "f8"), ("clip", "f8"), ("theta", "f8"), ("wsum", "f8
                    ("stamp", "i8"), ("nnz", "i8")])  # a block's header (CoordinateBlocks)
 
 
+def noisy_streams(p, sd):
+    """Streams (seeds 0 and 1) and the grid per clip of releases with integer Gaussian
+    noise of standard deviation ``sd`` clips: ``(streams, grid_per_clip, inverse)``."""
+    grid = 2.0 ** -13
+    streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1),
+                            noise=IntegerNoise("gaussian", sd / grid))
+    return streams, grid, 1.0 / grid
+
+
 def fisher_yates(rng, p):
     """arange(p) shuffled by swapping i with integers(0, i + 1), i = p - 1 .. 1."""
     perm = np.arange(p)
@@ -646,9 +655,9 @@ def test_narrow_and_wide_rows_run_the_same_steps(logistic):
         blocks = CoordinateBlocks(X, 1.0 / M, C, np.zeros(p), narrow_rows=narrow)
         margin = np.zeros(300)
         deriv = datafit.derivative(margin, y)
-        streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1))
-        moves = dp_cd_steps(kernel_id(datafit), blocks, y, margin, deriv, "raw", 2.0, 0.0, True, 0, 5 * p,
-                            1e-3, 0.0, streams)
+        streams, grid, inv = noisy_streams(p, 2.0)
+        moves = dp_cd_steps(kernel_id(datafit), blocks, y, margin, deriv, "grid", grid, inv, True,
+                            0, 5 * p, 1e-3, 0.0, streams)
         runs.append((moves, blocks.get_theta(), margin, deriv, blocks.get_average(5 * p)))
     (m1, *a), (m2, *b) = runs
     assert m1 == m2 > p
@@ -666,7 +675,7 @@ def test_lazy_average_in_the_headers_equals_the_naive_average():
     blocks = CoordinateBlocks(X, 1.0 / M, np.full(p, 0.5), np.zeros(p))
     margin = np.zeros(40)
     deriv = Squared().derivative(margin, y)
-    streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1))
+    streams, grid, inv = noisy_streams(p, 2.0)
     for start in (np.zeros(p), np.linspace(-1, 1, p)):  # two outer iterations
         blocks.set_theta(start)
         margin[:] = X @ start
@@ -674,8 +683,8 @@ def test_lazy_average_in_the_headers_equals_the_naive_average():
         blocks.reset_average()
         iterates = []
         for k in range(60):
-            dp_cd_steps(SQUARED, blocks, y, margin, deriv, "raw", 2.0, 0.0, True, k, 1, 0.05, 0.0,
-                        streams)
+            dp_cd_steps(SQUARED, blocks, y, margin, deriv, "grid", grid, inv, True, k, 1, 0.05,
+                        0.0, streams)
             iterates.append(blocks.get_theta())
             if k % 7 == 6:
                 np.testing.assert_allclose(blocks.get_average(k + 1),
@@ -686,7 +695,7 @@ def test_lazy_average_in_the_headers_equals_the_naive_average():
         buf = blocks.buffer
         return [tuple(buf[o:o + 48].view(HEADER)[0])[3:5] for o in blocks.offsets[:-1]]
     before = sums()
-    dp_cd_steps(SQUARED, blocks, y, margin, deriv, "raw", 2.0, 0.0, False, 60, 50, 0.05, 0.0,
+    dp_cd_steps(SQUARED, blocks, y, margin, deriv, "grid", grid, inv, False, 60, 50, 0.05, 0.0,
                 streams)
     assert not np.array_equal(blocks.get_theta(), iterates[-1])
     assert sums() == before
@@ -694,7 +703,8 @@ def test_lazy_average_in_the_headers_equals_the_naive_average():
         blocks.get_average(0)
     # an average up to an iterate before the last recorded move cannot be formed
     blocks.reset_average()
-    dp_cd_steps(SQUARED, blocks, y, margin, deriv, "raw", 2.0, 0.0, True, 0, 30, 0.05, 0.0, streams)
+    dp_cd_steps(SQUARED, blocks, y, margin, deriv, "grid", grid, inv, True, 0, 30, 0.05, 0.0,
+                streams)
     last = max(t[4] for t in (blocks.buffer[o:o + 48].view(HEADER)[0]
                               for o in blocks.offsets[:-1]))
     assert last > 2
@@ -756,9 +766,9 @@ def test_logistic_derivative_cache_after_moving_steps():
     blocks = CoordinateBlocks(X, 2.0 / M, np.sqrt(M / M.sum()), np.zeros(p))
     margin = np.zeros(1000)
     deriv = Logistic().derivative(margin, y)
-    streams = RandomStreams(p, np.random.default_rng(0), np.random.default_rng(1))
-    moves = dp_cd_steps(kernel_id(Logistic()), blocks, y, margin, deriv, "raw", 10.0, 0.0, False, 0, 20 * p,
-                        0.0, 0.0, streams)
+    streams, grid, inv = noisy_streams(p, 10.0)
+    moves = dp_cd_steps(kernel_id(Logistic()), blocks, y, margin, deriv, "grid", grid, inv, False,
+                        0, 20 * p, 0.0, 0.0, streams)
     assert moves == 20 * p
     np.testing.assert_allclose(margin, X @ blocks.get_theta(), rtol=1e-12, atol=1e-12)
     assert np.abs(y * margin).max() > 5  # the exponentials are not all near 1

@@ -9,14 +9,15 @@ import pytest
 import scipy.sparse as sp
 from scipy import integrate, optimize, stats
 
-from problems import make_sparse_problem
+from problems import gsq_model_value, make_sparse_problem
 from sparsedp._kernels import kernel_id
-from sparsedp._kernels._dp_gcd_fast import GreedyKernel, block_size
+from sparsedp._kernels._dp_gcd_fast import GreedyKernel
+from sparsedp._kernels._noisy_max import block_size
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.exceptions import PrivacyLeakWarning
 from sparsedp.penalties import L1, L2, ElasticNet, as_penalty
 from sparsedp.privacy import PrivacyLedger, calibrate_pure_composition
-from sparsedp.random import NoisyMax
+from sparsedp.random import IntegerNoise, NoisyMax
 from sparsedp.solvers._dp_gcd import SCORE_FLOAT_FACTOR
 from sparsedp.solvers import NonPrivateDiagnostics, calibrate_dp_gcd, dp_gcd, exact, objective
 
@@ -187,16 +188,18 @@ def test_noisy_max_rejects_bad_input():
 # The kernel: incremental gradient, rules
 # ---------------------------------------------------------------------------------
 def make_kernel(X, y, datafit, penalty, clip, rule="gs-r", selection="argmax", b=0.0,
-                gradient_release="none", value_scale=0.0, seed=0, refresh_every=10**9,
-                refresh_work=np.inf):
+                noise=0.0, seed=0, refresh_every=10**9, refresh_work=np.inf):
+    """A GreedyKernel; ``noise > 0``: the gradients released on a grid (2**-13) with
+    integer Laplace noise of scale ``noise`` on ``G_j / n``."""
     penalty = as_penalty(penalty)
     M = datafit.smoothness(X)
     C = np.sqrt(M / M.sum()) * clip
     steps = np.divide(1.0, M, out=np.zeros_like(M), where=M > 0)
-    zeros = np.zeros(X.shape[1])
+    grid = np.full(X.shape[1], 2.0 ** -13 if noise else 0.0)
+    table = IntegerNoise("laplace", noise * X.shape[0] / 2.0 ** -13) if noise else None
     return GreedyKernel(X, y, kernel_id(datafit), M, C, steps, penalty.l1, penalty.l2, rule,
-                        selection, b, gradient_release, None, zeros, zeros,
-                        np.full(X.shape[1], value_scale),
+                        selection, b, "grid" if noise else "none", table, grid,
+                        np.divide(1.0, grid, out=np.zeros_like(grid), where=grid > 0),
                         np.random.default_rng(seed), refresh_every, refresh_work), M, C
 
 
@@ -205,7 +208,7 @@ def make_kernel(X, y, datafit, penalty, clip, rule="gs-r", selection="argmax", b
 def test_incremental_gradient_equals_recomputed(datafit, penalty, logistic, clip):
     X, y = make_sparse_problem(n=50, p=120, density=0.3, logistic=logistic, seed=1)
     kernel, _, _ = make_kernel(X, y, datafit, penalty, clip, selection="exponential",
-                               b=0.01, gradient_release="raw_laplace", value_scale=0.05)
+                               b=0.01, noise=0.05)
     kernel.run(2000)
     assert kernel.n_refreshes == 0  # all 2000 updates incremental
     w = kernel.coef
@@ -226,7 +229,7 @@ def brute_scores(X, y, datafit, penalty, w, rule):
         return penalty.subdiff_distance(w, g) / np.sqrt(M), "max"
     if rule == "gs-r":
         return np.sqrt(M) * np.abs(penalty.prox_step(w, g, 1.0 / M)), "max"
-    return penalty.gsq_value(w, g, M), "min"  # GS-q: the most negative model value
+    return gsq_model_value(penalty, w, g, M), "min"  # GS-q: the most negative model value
 
 
 @pytest.mark.parametrize("datafit,penalty,logistic", CASES)
@@ -348,9 +351,9 @@ def test_released_gradient_and_scores_have_the_calibrated_sensitivity(
             pen = as_penalty(penalty)
             z = np.zeros(25)
             k1 = GreedyKernel(X, y, kernel_id(datafit), M, C, 1.0 / M, pen.l1, pen.l2, rule,
-                              "argmax", 0.0, "none", None, z, z, z, np.random.default_rng())
+                              "argmax", 0.0, "none", None, z, z, np.random.default_rng())
             k2 = GreedyKernel(X2, y2, kernel_id(datafit), M, C, 1.0 / M, pen.l1, pen.l2, rule,
-                              "argmax", 0.0, "none", None, z, z, z, np.random.default_rng())
+                              "argmax", 0.0, "none", None, z, z, np.random.default_rng())
             k1.reset(w)
             k2.reset(w)
             worst_g = max(worst_g, np.max(np.abs(k1.gradient - k2.gradient)

@@ -8,10 +8,10 @@ import pytest
 import scipy.sparse as sp
 from scipy import stats
 
+from faults import injected
 from problems import make_sparse_problem
 from sparsedp._kernels import kernel_id
 from sparsedp._kernels._dp_scd_fast import coordinate_states, dp_scd_steps
-from sparsedp._planted import planted
 from sparsedp.datafits import Hinge, Logistic, Squared, SquaredHinge
 from sparsedp.penalties import L1, L2, ElasticNet
 from sparsedp.random import Batches
@@ -111,7 +111,7 @@ def test_fixed_batches_noise_is_calibrated_for_sensitivity_2C():
 
 
 def test_planted_halved_noise_fails_the_variance_check():
-    with planted("noise_halved"):
+    with injected("noise_halved"):
         measured, expected, _ = zero_data_coef_std(seed=1)
     assert abs(measured / expected - 0.5) < 0.05  # the check above would fail
 
@@ -122,7 +122,7 @@ def coefficient_samples(lazy, runs, noise_halved=False):
     out = np.empty((runs, X.shape[1]))
     for r in range(runs):
         if noise_halved:
-            with planted("noise_halved"):
+            with injected("noise_halved"):
                 res = dp_scd(X, y_cls, Logistic(), L2(0.1), epsilon=2.0, delta=1e-5,
                              passes=3, clip=0.5, batch_size=6, lazy=lazy, random_state=r)
         else:
@@ -147,8 +147,9 @@ def test_lazy_and_eager_noise_give_the_same_law():
 
 
 # ---------------------------------------------------------------- sensitivity
-def one_step_update(X, y, alpha, v, loss, clip, batch_size, lambda_n, clip_terms=True):
-    """Delta v of one step of the kernel on the whole of X (no noise).
+def one_step_update(X, y, alpha, v, loss, clip, batch_size, lambda_n):
+    """Delta v of one step of the kernel on the whole of X (no noise; ``clip=inf``:
+    updates not scaled).
 
     ``lambda_n`` is public (lambda times the public dataset size n: the
     add/remove relation with n public, docs/dp_scd.rst), the same on D and D'.
@@ -163,7 +164,7 @@ def one_step_update(X, y, alpha, v, loss, clip, batch_size, lambda_n, clip_terms
     state["v"] = v
     dp_scd_steps(loss, data, Xr.indices.astype(np.int64), indptr, y, norms, alpha.copy(),
                  state, np.zeros(n), np.zeros(n, np.int64), Batches(n, 1.0), 0, 1, batch_size,
-                 lambda_n, clip, clip_terms, 0, None, 0.0, 0.0, False,
+                 lambda_n, clip, 0, None, 0.0, 0.0, False,
                  np.random.default_rng(0), np.random.default_rng(1))
     return state["v"] - v
 
@@ -184,12 +185,11 @@ def test_batch_update_moves_by_at_most_C_between_neighbours(datafit):
         v = rng.standard_normal(p)
         k = rng.integers(n)
         keep = np.arange(n) != k
-        for clip_terms in (True, False):
-            d = one_step_update(X, y, alpha, v, loss, C, 5, lam * n, clip_terms)
-            d2 = one_step_update(X[keep], y[keep], alpha[keep], v, loss, C, 5, lam * n,
-                                 clip_terms)
+        for clip in (C, np.inf):
+            d = one_step_update(X, y, alpha, v, loss, clip, 5, lam * n)
+            d2 = one_step_update(X[keep], y[keep], alpha[keep], v, loss, clip, 5, lam * n)
             gap = np.linalg.norm(d - d2)
-            if clip_terms:
+            if clip == C:
                 worst = max(worst, gap)
             else:
                 worst_unclipped = max(worst_unclipped, gap)
@@ -297,9 +297,9 @@ def test_planted_bugs_change_the_mechanism_not_the_ledger():
     X = X * 10.0  # rows of norm > 1: the scaling matters
     kw = dict(epsilon=1.0, delta=1e-5, passes=2, clip=0.1, batch_size=10, random_state=3)
     clean = dp_scd(X, y_reg, Squared(), L2(0.05), **kw)
-    with planted("no_clipping"):
+    with injected("no_clipping"):
         unclipped = dp_scd(X, y_reg, Squared(), L2(0.05), **kw)
-    with planted("sensitivity_halved"):
+    with injected("sensitivity_halved"):
         halved = dp_scd(X, y_reg, Squared(), L2(0.05), **kw)
     assert not np.allclose(unclipped.coef, clean.coef)
     assert unclipped.privacy.epsilon == clean.privacy.epsilon

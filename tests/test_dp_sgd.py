@@ -147,12 +147,12 @@ def test_lazy_and_eager_agree_in_distribution(penalty):
 
 def test_lazy_eager_same_law_has_power():
     """The same KS test rejects the eager run with its noise halved (planted bug)."""
-    from sparsedp._planted import planted
+    from faults import injected
     X, y = problem(n=40, p=6, density=0.4, seed=3)
     kw = dict(epsilon=0.5, delta=1e-5, passes=2, clip=0.5, step_size=0.5, global_smoothness=1.0,
               batch_size=4)
     a = np.array([dp_sgd(X, y, Logistic(), None, random_state=s, **kw).coef for s in range(300)])
-    with planted("noise_halved"):
+    with injected("noise_halved"):
         b = np.array([dp_sgd(X, y, Logistic(), None, lazy=False, random_state=s + 7 ** 8,
                              **kw).coef for s in range(300)])
     assert min(stats.ks_2samp(a[:, j], b[:, j]).pvalue for j in range(X.shape[1])) < 1e-3

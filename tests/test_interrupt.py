@@ -47,7 +47,7 @@ from sparsedp.datafits import Logistic
 p = 40
 ones, zeros = np.ones(p), np.zeros(p)
 kernel = GreedyKernel(X, y, kernel_id(Logistic()), ones, ones, ones, 0.0, 0.0, "gs-r",
-                      "exponential", 1.0, "raw_laplace", None, zeros, zeros, ones * 0.1,
+                      "exponential", 1.0, "none", None, zeros, zeros,
                       np.random.default_rng(0))
 print("ready", flush=True)
 kernel.run(10**8)

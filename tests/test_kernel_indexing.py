@@ -125,4 +125,4 @@ def test_sgd_kernel_checks_its_lengths(bad):
     with pytest.raises(ValueError, match="inconsistent array shapes"):
         sgd_eager(a["indptr"], a["indices"], R.data, y, a["norms"], 0, 1.0, w, 1, 0.1, 0.1,
                   0.0, 0.0, Batches(20, 0.1, 0), IntegerNoise("gaussian", 8192.0), 0.0, 0.0,
-                  -1.0, np.random.default_rng(0), np.zeros((0, 6)), 0)
+                  np.random.default_rng(0), np.zeros((0, 6)), 0)

@@ -4,6 +4,7 @@ import pytest
 from scipy.optimize import minimize_scalar
 
 from sparsedp._kernels import KernelId, kernel_id
+from problems import gsq_model_value
 from sparsedp.penalties import L1, L2, ElasticNet, as_penalty
 
 PENALTIES = [as_penalty(None), L1(0.7), L2(1.3), ElasticNet(0.9, 0.4)]
@@ -44,12 +45,13 @@ def test_subdiff_distance_against_definition(pen):
 
 
 @pytest.mark.parametrize("pen", PENALTIES, ids=repr)
-def test_gsq_value_is_the_model_minimum(pen):
+def test_gsq_model_value_is_the_model_minimum(pen):
+    """The tests' GS-q oracle (tests/problems.py) against brute-force minimisation."""
     rng = np.random.default_rng(1)
     w = np.concatenate([rng.normal(size=10), np.zeros(10)])
     g = rng.normal(size=20)
     M = rng.uniform(0.5, 3, size=20)
-    got = pen.gsq_value(w, g, M)
+    got = gsq_model_value(pen, w, g, M)
     for wj, gj, mj, vj in zip(w, g, M, got):
         fun = lambda d: gj * d + 0.5 * mj * d * d + coord_value(pen, wj + d) - coord_value(pen, wj)
         d = brute_argmin(lambda u: fun(u - wj), wj) - wj
@@ -133,21 +135,21 @@ def test_penalty_value_is_scale_safe(pen, expected):
     with np.errstate(over="ignore"):  # L2: w @ w overflows to inf, as it should
         assert pen.value(w) == pytest.approx(expected, rel=1e-12)
     if np.isfinite(expected):  # the per-coordinate values of the GS-q model too
-        assert not np.isnan(pen.gsq_value(w, np.zeros(2), np.ones(2))).any()
+        assert not np.isnan(gsq_model_value(pen, w, np.zeros(2), np.ones(2))).any()
 
 
-def test_gsq_value_at_huge_coefficients_is_not_nan():
+def test_gsq_model_value_at_huge_coefficients_is_not_nan():
     """At |w| ~ 1e200 the GS-q model's terms overflow; its minimum (<= -M d^2 / 2) is -inf,
     and where nothing overflows the value is unchanged."""
     w = np.array([1e200, 1.0, 0.0])
     grad = np.array([1.0, 0.5, -3.0])
     lip = np.array([1.0, 1.0, 2.0])
     for pen in (L2(0.1), ElasticNet(0.1, 0.5), L1(0.1)):
-        value = pen.gsq_value(w, grad, lip)
+        value = gsq_model_value(pen, w, grad, lip)
         assert not np.isnan(value).any()
         d = pen.prox_step(w[1:], grad[1:], 1.0 / lip[1:])
         after = [pen.value([x]) for x in w[1:] + d]
         before = [pen.value([x]) for x in w[1:]]
         direct = grad[1:] * d + lip[1:] / 2 * d * d + np.subtract(after, before)
         np.testing.assert_allclose(value[1:], direct, rtol=1e-12)
-    assert L2(0.1).gsq_value(w, grad, lip)[0] == -np.inf
+    assert gsq_model_value(L2(0.1), w, grad, lip)[0] == -np.inf

@@ -2,10 +2,11 @@
 import numpy as np
 
 from sparsedp._kernels import kernel_id
-from sparsedp._kernels._dp_gcd_fast import GreedyKernel, NoisyMax
+from sparsedp._kernels._dp_gcd_fast import GreedyKernel
 from sparsedp._validation import check_X_y
 from sparsedp.datafits import Logistic
 from sparsedp.penalties import L1
+from sparsedp.random import NoisyMax
 from sparsedp.solvers import calibrate_dp_gcd, dp_gcd
 from sparsedp.solvers._dp_gcd import SCORE_FLOAT_FACTOR
 from sparsedp.solvers._release import GridRelease
@@ -25,7 +26,7 @@ def greedy_kernel_args(X, y, datafit, lam, clip, selection, n_iter):
     steps = np.divide(1.0, M, out=np.zeros(p), where=M > 0)
     release = GridRelease("laplace", 1.0 / eps0, n, 2.0 * C)
     return (X, y, kernel_id(datafit), M, C, steps, lam, 0.0, "gs-r", selection, scale, "grid",
-            release.noise, release.grid, release.inv_grid, release.scales / n)
+            release.noise, release.grid, release.inv_grid)
 
 
 class DPGCDIterations:

@@ -1,37 +1,25 @@
-"""asv: the kernels' fills of numpy's draws (``sparsedp._kernels._random``) against numpy's own,
-and the integer noise of the releases on a grid (``sparsedp._kernels._noise``).
+"""asv: the integer noise of the releases on a grid (``sparsedp.random.IntegerNoise``),
+next to numpy's standard normals.
 
-Both sides draw the same numbers; a regression of the inlined paths (for instance a
-numpy whose ziggurat no longer matches, which makes the fills fall back to numpy's
-library) shows as the fills' time rising to numpy's.
+The kernels draw this noise for every release (a DP-CD pass draws p); a regression
+of its sampler (the alias table, the acceptance test) shows as its time rising
+against numpy's normals, which draw about as many words.
 """
 import numpy as np
 
-from sparsedp._kernels import _noise, _random
+from sparsedp.random import IntegerNoise as Noise
 
 SIZE = 100_000  # one DP-CD pass on the dorothea-shaped problem
 
 
 class Normals:
+    """numpy's normals: the reference of the integer noise's time."""
+
     def setup(self):
         self.rng = np.random.Generator(np.random.SFC64(0))
-
-    def time_kernel_fill(self):
-        _random.standard_normal_batch(self.rng, SIZE)
 
     def time_numpy(self):
         self.rng.standard_normal(SIZE)
-
-
-class Indices:
-    def setup(self):
-        self.rng = np.random.Generator(np.random.SFC64(0))
-
-    def time_kernel_fill(self):
-        _random.uniform_index_batch(self.rng, SIZE, SIZE)
-
-    def time_numpy(self):
-        self.rng.integers(0, SIZE, SIZE)
 
 
 class IntegerNoise:
@@ -42,7 +30,7 @@ class IntegerNoise:
 
     def setup(self, law, scale):
         self.rng = np.random.Generator(np.random.SFC64(0))
-        self.noise = _noise.IntegerNoise(law, scale)
+        self.noise = Noise(law, scale)
 
     def time_draw(self, law, scale):
         self.noise.draw(self.rng, SIZE)

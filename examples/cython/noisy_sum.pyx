@@ -8,12 +8,12 @@ Build with ``python setup.py build_ext --inplace`` (``setup.py`` next to this
 file); see docs/cython_api.rst.
 """
 from libc.math cimport fmax, fmin
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint64_t
 
 from sparsedp.random cimport (
     Batches, BatchSampler, GaussianWalk, IntegerNoise, NoiseTable, NoisyMax, Walk, batch_sampler,
-    bitgen_t, generator_bitgen, grid_release, noise_draw, noise_table, sample_batch, walk_sum,
-    walk_tables,
+    bitgen_t, generator_bitgen, grid_release, noise_draw, noise_table, sample_batch,
+    standard_normal_fill, uniform_index_fill, walk_sum, walk_tables,
 )
 
 import numpy as np
@@ -131,3 +131,29 @@ def poisson_batch(Batches batches, generator):
     with generator.bit_generator.lock, nogil:
         size = sample_batch(sampler, rng, &view[0])
     return rows[:size].copy()
+
+
+def standard_normals(generator, Py_ssize_t size):
+    """``size`` standard normals drawn nogil: ``generator.standard_normal(size)``,
+    draw for draw (numpy's ziggurat, its common case inlined)."""
+    cdef bitgen_t* rng = generator_bitgen(generator)
+    out = np.empty(size)
+    cdef double[::1] view = out
+    if size > 0:
+        with generator.bit_generator.lock, nogil:
+            standard_normal_fill(rng, size, &view[0])
+    return out
+
+
+def uniform_indices(generator, uint64_t high, Py_ssize_t size):
+    """``size`` integers uniform in [0, high) drawn nogil:
+    ``generator.integers(0, high, size)``, draw for draw."""
+    if not 1 <= high <= 2 ** 63:
+        raise ValueError(f"high must lie in [1, 2**63], got {high}")
+    cdef bitgen_t* rng = generator_bitgen(generator)
+    out = np.empty(size, dtype=np.uint64)
+    cdef uint64_t[::1] view = out
+    if size > 0:
+        with generator.bit_generator.lock, nogil:
+            uniform_index_fill(rng, high, size, &view[0])
+    return out.astype(np.int64)

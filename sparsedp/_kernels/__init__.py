@@ -2,7 +2,8 @@
 
 * :mod:`._cd_fast`: non-private proximal coordinate descent (the exact reference);
 * :mod:`._dp_cd_fast`: DP-CD (noisy randomized coordinate steps);
-* :mod:`._dp_gcd_fast`: DP-GCD (the noisy max and the greedy iterations);
+* :mod:`._dp_gcd_fast`: DP-GCD (the greedy iterations);
+* :mod:`._noisy_max`: the noisy max (exponential mechanism, report-noisy-max);
 * :mod:`._noise`: the floating-point-safe integer noise of every release;
 * :mod:`._random`: numpy.random's Cython API (bit generators, batch fills);
 * ``_core.pxd``: the shared ``nogil`` maths (datafits on the margin, prox,

@@ -41,15 +41,13 @@ from numpy.random cimport bitgen_t
 
 import numpy as np
 
-from libc.math cimport INFINITY
-
 from ._core cimport (
     LOGISTIC, NarrowNonzero, WideNonzero, nonzero_t, check_loss, clipped_gradient,
     loss_derivative, prefetch, prox_elastic_net, sigmoid_neg_fill, SIGNAL_CHECK_WORK,
     check_signals,
 )
 from ._noise cimport IntegerNoise, grid_release, noise_fill
-from ._random cimport generator_bitgen, standard_normal_fill, uniform_index_fill
+from ._random cimport generator_bitgen, uniform_index_fill
 from .._validation import check_csc_structure
 
 cdef extern from "numpy/random/distributions.h":
@@ -79,9 +77,8 @@ MAX_NARROW_SAMPLES = 1 << 16
 cdef enum:
     NO_NOISE = 0       # epsilon = inf
     GRID_NOISE = 1     # the release on a public grid (sparsedp._noise)
-    RAW_NOISE = 2      # raw floating-point Gaussian noise: the planted bug "raw_float_noise"
 
-NOISE_MODES = {"none": NO_NOISE, "grid": GRID_NOISE, "raw": RAW_NOISE}
+NOISE_MODES = {"none": NO_NOISE, "grid": GRID_NOISE}
 
 
 cdef inline void move_margin(int loss, const nonzero_t* nz, int64_t m, double delta,
@@ -308,10 +305,8 @@ cdef class RandomStreams:
     once per pass), each a Fisher-Yates shuffle of ``arange(p)`` swapping ``i``
     with ``integers(0, i + 1)`` for ``i = p - 1, ..., 1``.  Noise comes from
     ``noise_generator``: ``noise.draw`` (the integer law of the releases on a grid,
-    :class:`~sparsedp._noise.IntegerNoise`) BATCH at a time, one per noisy step;
-    or, for the planted bug ``"raw_float_noise"`` only, ``standard_normal(BATCH)``
-    (``_random.standard_normal_fill``).  Buffers persist across :func:`dp_cd_steps` calls, so a run does
-    not depend on how its steps are split into calls; draws left in the buffers
+    :class:`~sparsedp._noise.IntegerNoise`) BATCH at a time, one per noisy step.
+    Buffers persist across :func:`dp_cd_steps` calls, so a run does not depend on how its steps are split into calls; draws left in the buffers
     at the end are unused.  Neither stream looks at the data.
     """
     cdef object index_generator, noise_generator
@@ -324,8 +319,6 @@ cdef class RandomStreams:
     cdef int64_t indices[RING]  # two halves of BATCH, consumed in turn
     cdef Py_ssize_t index_pos  # next index to consume; at least BATCH after it are drawn
     cdef bint primed
-    cdef double normals[BATCH]
-    cdef Py_ssize_t normal_pos
     cdef IntegerNoise noise
     cdef double draws[BATCH]
     cdef Py_ssize_t draw_pos
@@ -347,7 +340,6 @@ cdef class RandomStreams:
         self.permutation_pos = n_features
         self.index_pos = 0
         self.primed = False
-        self.normal_pos = BATCH
         self.noise = noise
         self.draw_pos = BATCH
 
@@ -409,13 +401,6 @@ cdef class RandomStreams:
         self.draw_pos += 1
         return self.draws[self.draw_pos - 1]
 
-    cdef inline double normal(self) noexcept nogil:
-        if self.normal_pos == BATCH:
-            standard_normal_fill(self.noise_rng, BATCH, self.normals)
-            self.normal_pos = 0
-        self.normal_pos += 1
-        return self.normals[self.normal_pos - 1]
-
 
 def dp_cd_steps(
     int loss,
@@ -432,7 +417,6 @@ def dp_cd_steps(
     double l1,
     double l2,
     RandomStreams streams not None,
-    bint clip_terms=True,
 ):
     """Run steps ``k_start .. k_start + n_steps - 1`` of one DP-CD inner loop in place.
 
@@ -445,17 +429,14 @@ def dp_cd_steps(
         Per-coordinate parameters, ``theta`` and columns; ``theta`` updated in place.
     y : labels.
     margin, deriv : ``X @ theta`` and ``loss'(margin, y)``, updated in place.
-    noise : {"none", "grid", "raw"}
+    noise : {"none", "grid"}
         ``"grid"``: the clipped coordinate gradient (a sum, before the division
         by n) is released as ``g_j (rint(G_j / g_j) + K)`` with the public grid
         ``g_j = grid_per_clip * C_j`` (its inverse ``inv_grid_per_clip / C_j``
         rounded down) and K from ``streams``' integer noise law
-        (:mod:`sparsedp._noise`); ``"none"``: no noise; ``"raw"`` (the planted
-        bug ``"raw_float_noise"`` only): ``G_j + grid_per_clip * C_j * N(0, 1)``
-        in floating point.
+        (:mod:`sparsedp._noise`); ``"none"``: no noise.
     grid_per_clip, inv_grid_per_clip : float
-        The grid of coordinate j over C_j, and a rounded-down inverse (``"raw"``:
-        the noise standard deviation over C_j).
+        The grid of coordinate j over C_j, and a rounded-down inverse.
     averaging : bool
         Keep the lazy running sum of the iterates in the blocks' headers (read
         with :meth:`CoordinateBlocks.get_average`): ``wsum_j`` sums theta_j over
@@ -465,9 +446,6 @@ def dp_cd_steps(
     l1, l2 : elastic-net penalty strengths.
     streams : RandomStreams
         The run's coordinates and noise (state carried from call to call).
-    clip_terms : bool, default=True
-        False runs without clipping the per-sample terms (the planted bug
-        ``"no_clipping"``: the grid and the noise still assume C_j).
 
     Checks for signals every few milliseconds of work (between batches of
     steps): Ctrl-C raises KeyboardInterrupt, the blocks, margins and streams left
@@ -481,7 +459,6 @@ def dp_cd_steps(
     cdef Py_ssize_t p = blocks.n_features
     cdef double n = margin.shape[0]
     cdef int mode = NOISE_MODES[noise]
-    cdef double clip_j
     cdef Py_ssize_t k, b, pos, size, done = 0, n_moves = 0, work = 0
     cdef int64_t j
     cdef int64_t* ring = streams.indices
@@ -526,16 +503,13 @@ def dp_cd_steps(
                 j = ring[b]
                 h = blocks.header(j)
                 work += h.nnz
-                clip_j = h.clip if clip_terms else INFINITY
                 if narrow:
-                    grad = clipped_gradient(<const NarrowNonzero*> (h + 1), h.nnz, deriv_, clip_j)
+                    grad = clipped_gradient(<const NarrowNonzero*> (h + 1), h.nnz, deriv_, h.clip)
                 else:
-                    grad = clipped_gradient(<const WideNonzero*> (h + 1), h.nnz, deriv_, clip_j)
+                    grad = clipped_gradient(<const WideNonzero*> (h + 1), h.nnz, deriv_, h.clip)
                 if mode == GRID_NOISE:
                     grad = grid_release(grad, inv_grid_per_clip / h.clip,
                                         grid_per_clip * h.clip, streams.integer_noise())
-                elif mode == RAW_NOISE:
-                    grad += grid_per_clip * h.clip * streams.normal()
                 grad *= inv_n
                 if h.step == 0.0:
                     continue

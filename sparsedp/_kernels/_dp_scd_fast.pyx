@@ -123,8 +123,7 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
                  const double[::1] row_norms, double[::1] alpha, Coordinate[::1] state,
                  double[::1] zetas, int64_t[::1] batch, Batches batches,
                  int64_t t_start, int64_t n_steps, Py_ssize_t batch_size, double lambda_n,
-                 double clip,
-                 bint clip_terms, int noise_mode, GaussianWalk walk, double grid,
+                 double clip, int noise_mode, GaussianWalk walk, double grid,
                  double inv_grid, bint noise_alpha, sampler, noise_generator):
     """Run the steps ``t_start .. t_start + n_steps - 1`` of DP-SCD in place.
 
@@ -142,8 +141,8 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
         Poisson or fixed size, O(batch size) a step).
     batch_size : L, the public batch size of the subproblem.
     lambda_n : ``lambda n`` (n public).
-    clip : C; every update is scaled to ``|zeta_j| max(1, ||x_j||) <= C`` when
-        ``clip_terms``.
+    clip : C; every update is scaled to ``|zeta_j| max(1, ||x_j||) <= C`` (``inf``:
+        none, for ``epsilon = inf``).
     noise_mode : 0 none (v in floating point), 1 eager, 2 lazy.
     walk, grid, inv_grid : the integer walk of v's noise (a step: one draw of
         its first table) and the grid.  Each term ``zeta_j x_jk`` is rounded to
@@ -207,10 +206,10 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
                 nrm = row_norms[j]
                 kappa = big_l * nrm * nrm / lambda_n
                 zeta = dual_step(loss, alpha[j], y[j], margin, kappa)
-                if clip_terms:
-                    scale = fabs(zeta) * (nrm if nrm > 1.0 else 1.0) / clip
-                    if scale > 1.0:
-                        zeta /= scale
+                # clip = inf (epsilon = inf): the ratio is 0 (or NaN), never above 1
+                scale = fabs(zeta) * (nrm if nrm > 1.0 else 1.0) / clip
+                if scale > 1.0:
+                    zeta /= scale
                 if zeta != zeta:
                     zeta = 0.0
                 zetas[ii] = zeta

@@ -32,7 +32,7 @@ import numpy as np
 from ._core cimport (check_loss, check_signals, loss_derivative, prefetch, prox_elastic_net,
                      rint_fast, SIGNAL_CHECK_WORK)
 from ._noise cimport IntegerNoise, noise_draw
-from ._random cimport generator_bitgen, standard_normal_fill
+from ._random cimport generator_bitgen
 from ._sampling cimport Batches, sample_batch
 from ._walk cimport GaussianWalk, Walk, walk_sum
 
@@ -80,13 +80,12 @@ cdef Rows make_rows(const int64_t[::1] indptr, const int32_t[::1] indices,
 def sgd_eager(const int64_t[::1] indptr, const int32_t[::1] indices, const double[::1] data,
               const double[::1] y, const double[::1] norms, int loss, double clip,
               double[::1] w, int64_t steps, double step, double prox_step, double l1, double l2,
-              Batches batches, IntegerNoise noise, double grid, double inv_grid, double raw_sd,
+              Batches batches, IntegerNoise noise, double grid, double inv_grid,
               generator, double[:, ::1] trace=None, int64_t trace_every=0):
     """``steps`` DP-SGD steps on the float iterate ``w`` (in place).
 
     The release of coordinate j is ``grid (rint(G_j inv_grid) + J)``, J from
-    ``noise``; with ``raw_sd > 0`` (planted bug ``raw_float_noise`` only) it is
-    ``G_j + raw_sd N`` instead, with ``raw_sd < 0`` (``epsilon = inf``) ``G_j``.
+    ``noise``; with ``noise=None`` (``epsilon = inf``) it is ``G_j``.
     ``step`` is c (on the batch's sum), ``prox_step`` the penalty's (c times the
     expected batch size).
     ``trace`` (optional, rows of p) receives ``w`` every ``trace_every`` steps.
@@ -97,12 +96,12 @@ def sgd_eager(const int64_t[::1] indptr, const int32_t[::1] indices, const doubl
     if batches.n != n:
         raise ValueError("the batch sampler does not match the number of rows")
     cdef double[::1] G = np.zeros(p)
-    cdef double[::1] noise_buf = np.empty(p)
     cdef int64_t[::1] rows = np.empty(max(n, 1), dtype=np.int64)
     cdef int64_t size
     cdef bitgen_t* rng = generator_bitgen(generator)
     cdef int64_t t, a, i, k, j, work = 0, traced = 0
     cdef double z, coef, x
+    cdef bint noisy = noise is not None
     with generator.bit_generator.lock, nogil:
         for t in range(steps):
             size = sample_batch(&batches.sampler, rng, &rows[0])
@@ -115,13 +114,9 @@ def sgd_eager(const int64_t[::1] indptr, const int32_t[::1] indices, const doubl
                 for k in range(X.indptr[i], X.indptr[i + 1]):
                     G[X.indices[k]] += coef * X.data[k]
                 work += X.indptr[i + 1] - X.indptr[i]
-            if raw_sd > 0.0:
-                standard_normal_fill(rng, p, &noise_buf[0])
             for j in range(p):
-                if raw_sd == 0.0:
+                if noisy:
                     x = grid * (rint(G[j] * inv_grid) + <double> noise_draw(&noise.table, rng))
-                elif raw_sd > 0.0:
-                    x = G[j] + raw_sd * noise_buf[j]
                 else:
                     x = G[j]
                 w[j] = prox_elastic_net(w[j] - step * x, prox_step, l1, l2)

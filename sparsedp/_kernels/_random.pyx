@@ -11,10 +11,7 @@ the draws are the very ones numpy would make.  The caller must hold
 from cpython.pycapsule cimport PyCapsule_IsValid, PyCapsule_GetPointer
 from libc.stdint cimport uint32_t, uint64_t
 from numpy.random cimport bitgen_t
-from numpy.random.c_distributions cimport (
-    random_standard_normal, random_standard_normal_fill, random_laplace,
-    random_standard_uniform, random_bounded_uint64,
-)
+from numpy.random.c_distributions cimport random_standard_normal, random_standard_normal_fill
 
 cdef extern from "numpy/random/distributions.h":
     # Generator.integers(0, rng + 1, cnt) fills with exactly this call
@@ -210,20 +207,6 @@ cdef void uniform_index_fill(bitgen_t* rng, uint64_t high, Py_ssize_t count,
         out[k] = m >> 32
 
 
-def uniform_index_batch(generator, unsigned long long high, Py_ssize_t size):
-    """Draw ``size`` integers uniform in [0, high) with the kernels' batch fill
-    (test helper).  Equals ``generator.integers(0, high, size)``."""
-    if not 1 <= high <= 2**63:
-        raise ValueError(f"high must lie in [1, 2**63], got {high}")
-    cdef bitgen_t* rng = generator_bitgen(generator)
-    out = np.empty(size, dtype=np.uint64)
-    cdef uint64_t[::1] view = out
-    if size > 0:
-        with generator.bit_generator.lock, nogil:
-            uniform_index_fill(rng, high, size, &view[0])
-    return out.astype(np.int64)
-
-
 cdef bint ziggurat_tables_read = False
 
 
@@ -250,77 +233,4 @@ def _setup_ziggurat():
     ziggurat_inlined = True
 
 
-def ziggurat_is_inlined():
-    """Whether :func:`standard_normal_batch` runs the inlined common case."""
-    return bool(ziggurat_inlined)
-
-
-def _inline_ziggurat(bint on):
-    """Switch the inlined common case off (numpy's fill throughout) or back on
-    (tests of the fallback; on again only after the check against numpy)."""
-    global ziggurat_inlined
-    if on:
-        _setup_ziggurat()
-    else:
-        ziggurat_inlined = False
-
-
-def standard_normal_batch(generator, Py_ssize_t size):
-    """Draw ``size`` standard normals with the kernels' batch fill (test helper).
-
-    Equals ``generator.standard_normal(size)`` for the same generator state.
-    """
-    cdef bitgen_t* rng = generator_bitgen(generator)
-    out = np.empty(size)
-    cdef double[::1] view = out
-    if size > 0:
-        with generator.bit_generator.lock, nogil:
-            standard_normal_fill(rng, size, &view[0])
-    return out
-
-
 _setup_ziggurat()
-
-
-def standard_normal(generator, Py_ssize_t size):
-    """Draw ``size`` standard normals in a nogil loop (test helper).
-
-    Equals ``generator.standard_normal(size)`` for the same generator state.
-    """
-    cdef bitgen_t* rng = generator_bitgen(generator)
-    cdef double[::1] out = np.empty(size)
-    cdef Py_ssize_t k
-    with generator.bit_generator.lock, nogil:
-        for k in range(size):
-            out[k] = random_standard_normal(rng)
-    return np.asarray(out)
-
-
-def laplace(generator, double scale, Py_ssize_t size):
-    """Draw ``size`` centred Laplace variates in a nogil loop (test helper).
-
-    Equals ``generator.laplace(0.0, scale, size)`` for the same generator state.
-    """
-    cdef bitgen_t* rng = generator_bitgen(generator)
-    cdef double[::1] out = np.empty(size)
-    cdef Py_ssize_t k
-    with generator.bit_generator.lock, nogil:
-        for k in range(size):
-            out[k] = random_laplace(rng, 0.0, scale)
-    return np.asarray(out)
-
-
-def uniform_index(generator, unsigned long long high, Py_ssize_t size):
-    """Draw ``size`` integers uniform in [0, high) (test helper).
-
-    Equals ``generator.integers(0, high, size)`` for the same generator state
-    (numpy's bounded draw: off=0, rng=high-1, mask unused, use_masked=0,
-    i.e. Lemire's rejection).
-    """
-    cdef bitgen_t* rng = generator_bitgen(generator)
-    cdef unsigned long long[::1] out = np.empty(size, dtype=np.uint64)
-    cdef Py_ssize_t k
-    with generator.bit_generator.lock, nogil:
-        for k in range(size):
-            out[k] = random_bounded_uint64(rng, 0, high - 1, 0, 0)
-    return np.asarray(out).astype(np.int64)

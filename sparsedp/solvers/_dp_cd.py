@@ -11,7 +11,6 @@ import numpy as np
 
 from .._kernels._dp_cd_fast import CoordinateBlocks, RandomStreams, dp_cd_steps
 from .._kernels import kernel_id
-from .._planted import active
 from .._validation import check_bool, check_integer, check_option, check_real
 from ..datafits import Squared
 from ..privacy import calibrate_gaussian
@@ -69,8 +68,6 @@ class DPCD(PrivateSolver):
         T, K, averaging = options["outer"], options["inner"], options["averaging"]
         if release is None:
             mode, noise, grid, inv_grid = "none", None, 0.0, 0.0
-        elif release.raw:
-            mode, noise, grid, inv_grid = "raw", None, 2.0 * release.multiplier, 0.0
         else:
             mode, noise = "grid", release.noise
             grid, inv_grid = float(release.grid), float(release.inv_grid)
@@ -91,8 +88,7 @@ class DPCD(PrivateSolver):
                 todo = min(K - k, every - (t * K + k) % every) if trace else K
                 moves += dp_cd_steps(
                     kernel_id(datafit), blocks, y, margin, deriv, mode, grid, inv_grid,
-                    averaging, k, todo, penalty.l1, penalty.l2, streams,
-                    clip_terms=not active("no_clipping"))
+                    averaging, k, todo, penalty.l1, penalty.l2, streams)
                 k += todo
                 if trace and ((t * K + k) % every == 0 or (t == T - 1 and k == K)):
                     current = blocks.get_average(k) if averaging else blocks.get_theta()

@@ -13,7 +13,6 @@ import numpy as np
 
 from .._kernels._dp_gcd_fast import GreedyKernel
 from .._kernels import kernel_id
-from .._planted import active
 from .._validation import check_integer, check_option, check_privacy_budget
 from ..privacy import PrivacyLedger, calibrate
 from ._base import KernelOutput, PrivateSolver, check_memory
@@ -207,8 +206,6 @@ class DPGCD(PrivateSolver):
         sensitivity = (2.0 * constants.clip / (problem.n * math.sqrt(trace_m))
                        * SCORE_FLOAT_FACTOR)
         scale = 2.0 * sensitivity / eps0
-        for bug in ("monotone_selection", "noise_halved", "sensitivity_halved"):
-            scale /= 2.0 if active(bug) else 1.0
         law = "laplace" if gradient_noise == "laplace" else "gaussian"
         release = GridRelease(law, _value_multiplier(eps0, selection, gradient_noise),
                               problem.n, 2.0 * constants.thresholds)
@@ -235,11 +232,10 @@ class DPGCD(PrivateSolver):
             grid = inv_grid = noise_scales = zeros
         else:
             kernel_selection, noise = plan["selection"], release.noise
-            release_mode = "raw_" + release.law if release.raw else "grid"
+            release_mode = "grid"
             grid, inv_grid = release.grid, release.inv_grid
             noise_scales = release.scales / problem.n
         C = constants.thresholds
-        C_kernel = np.full(p, math.inf) if active("no_clipping") else C
         dead = live.size < p
         init = options["coef_init"]
 
@@ -251,11 +247,10 @@ class DPGCD(PrivateSolver):
             scaling = None  # the intercept column never moves: left out as any M_j = 0
         features = live[:live.size - (scaling is not None)]
         kernel = GreedyKernel(_columns(X, features) if dead else X, y, kernel_id(datafit),
-                              *(kept(a) for a in (constants.smoothness, C_kernel,
-                                                  constants.steps)),
+                              *(kept(a) for a in (constants.smoothness, C, constants.steps)),
                               penalty.l1, penalty.l2, options["rule"], kernel_selection,
                               plan["scale"], release_mode, noise,
-                              *(kept(a) for a in (grid, inv_grid, noise_scales)),
+                              kept(grid), kept(inv_grid),
                               generator, options["refresh_every"],
                               coef_init=None if init is None else kept(init),
                               intercept_scaling=scaling)

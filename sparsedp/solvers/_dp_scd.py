@@ -13,7 +13,6 @@ import numpy as np
 from .._kernels import kernel_id
 from .._kernels._dp_scd_fast import coordinate_states, dp_scd_finish, dp_scd_steps
 from .._kernels._sampling import Batches
-from .._planted import active
 from .._validation import (check_bool, check_integer, check_option, check_privacy_budget,
                            check_random_state, check_real, check_X_y)
 from ..penalties import as_penalty
@@ -110,14 +109,10 @@ class DPSCD(PrivateSolver):
         if release is None:
             mode, walk, grid, inv_grid = 0, None, 0.0, 0.0
         else:
-            if release.raw:
-                raise NotImplementedError(
-                    "dp_scd releases v on its integer grid only (no raw-float variant)")
             mode = 2 if options["lazy"] else 1
             walk, grid, inv_grid = release.walks[0], release.grid, release.inv_grid
         noise_alpha = release is not None and options["noise_alpha"]
         batches = options["batches"]
-        clip_terms = math.isfinite(clip) and not active("no_clipping")
         loss = int(kernel_id(datafit))
         steps = options["steps"]
         per_pass = max(1, int(round(n / options["batch_size"])))
@@ -128,7 +123,7 @@ class DPSCD(PrivateSolver):
             todo = min(chunk, steps - t)
             rows += dp_scd_steps(
                 loss, data, indices, indptr, y, row_norms, alpha, state, zetas, batch,
-                batches, t, todo, options["batch_size"], lam_n, clip if math.isfinite(clip) else 1.0, clip_terms, mode, walk,
+                batches, t, todo, options["batch_size"], lam_n, clip, mode, walk,
                 grid, inv_grid, noise_alpha, sampler, noise_gen)
             t += todo
             if mode == 2 and (trace or t == steps):

@@ -32,7 +32,6 @@ from .._kernels import kernel_id
 from .._kernels._dp_sgd_fast import Schedule, sgd_eager, sgd_lazy
 from .._kernels._noise import IntegerNoise
 from .._kernels._sampling import Batches
-from .._planted import active
 from .._validation import (check_bool, check_integer, check_option, check_privacy_budget,
                            check_random_state, check_real)
 from ..exceptions import PrivacyLeakWarning
@@ -153,7 +152,6 @@ class DPSGD:
                                   steps + 1, data_multipliers=bounds if frame else (1,))
             if release.step_eta > RESERVED_STEP_ETA:
                 raise RuntimeError("walk tables coarser than the reserved slack")
-        kernel_clip = math.inf if active("no_clipping") else clip
         indptr, indices, data, norms = csr_rows(problem.X)
         every = max(1, int(round(n / batch_size))) if trace else 0
         records = np.zeros((int(steps // every) if trace else 0, p))
@@ -161,16 +159,15 @@ class DPSGD:
 
         if release is None:  # epsilon = inf: the same steps without noise, float iterate
             w = np.zeros(p) if init is None else init.copy()
-            sgd_eager(indptr, indices, data, problem.y, norms, loss, kernel_clip, w, steps, step,
-                      prox_step, l1, l2, batches, IntegerNoise("gaussian", 8192.0),
-                      0.0, 0.0, -1.0, generator, records, every)  # raw_sd < 0: no noise
+            sgd_eager(indptr, indices, data, problem.y, norms, loss, clip, w, steps, step,
+                      prox_step, l1, l2, batches, None, 0.0, 0.0, generator, records, every)
         elif frame:
             U = np.zeros(p, dtype=np.int64)
             scale = step * release.grid / FRAME_MULTIPLIER * phi if shrink != 1.0 \
                 else step * release.grid * phi
             schedule = Schedule(scale, mult, start, walk_index, halve, release.walks)
             release.check_range(steps, batches.max_size, int(mult.max()))
-            sgd_lazy(indptr, indices, data, problem.y, norms, loss, kernel_clip, U, steps,
+            sgd_lazy(indptr, indices, data, problem.y, norms, loss, clip, U, steps,
                      batches, schedule, release.inv_grid, lazy, generator,
                      records, every, init, shrink)
             w = scale[steps] * U.astype(np.float64)
@@ -179,10 +176,9 @@ class DPSGD:
         else:
             w = np.zeros(p) if init is None else init.copy()
             noise = IntegerNoise("gaussian", float(release.scales[0]))
-            sgd_eager(indptr, indices, data, problem.y, norms, loss, kernel_clip, w, steps, step,
+            sgd_eager(indptr, indices, data, problem.y, norms, loss, clip, w, steps, step,
                       prox_step, l1, l2, batches, noise, release.grid,
-                      release.inv_grid,
-                      release.noise_sd if release.raw else 0.0, generator, records, every)
+                      release.inv_grid, generator, records, every)
         info = {"noise_multiplier": z, "steps": steps, "sampling_rate": rate,
                 "sampling": sampling, "relation": ledger.relation, "smoothness": beta,
                 "step": step, "lazy": lazy, "batch_size": batch_size,

@@ -3,9 +3,7 @@
 Every value a private solver releases is a sum of at most ``n`` clipped terms,
 of (L1 or L2) sensitivity ``Delta``, released as ``g (rint(G / g) + J)``: a
 public grid ``g = Delta rho / S`` and an integer noise ``J`` of a known law
-(:mod:`sparsedp._kernels._noise`, docs/privacy.rst "Floating point").  The planted bugs
-of the audit suite that change a release's noise or sensitivity are read here
-and nowhere else.
+(:mod:`sparsedp._kernels._noise`, docs/privacy.rst "Floating point").
 """
 import functools
 import math
@@ -13,7 +11,6 @@ import math
 import numpy as np
 
 from .._kernels._noise import MIN_SCALE, IntegerNoise, grid_for, grid_scale
-from .._planted import active
 
 __all__ = ["GridRelease", "WalkRelease", "RESERVED_STEP_ETA", "batch_noise_multiplier",
            "calibrate_batches", "record_walk_slack", "walk_slack"]
@@ -53,15 +50,11 @@ class GridRelease:
     scales : float or ndarray
         The noise's scale (sd or Laplace scale) per released value, on the sum
         with its float factor: ``multiplier rho Delta``.
-    raw : bool
-        True only inside ``planted("raw_float_noise")``: the caller must then
-        release raw floating-point noise instead (the broken variant audited).
     """
 
     def __init__(self, law, multiplier, n_terms, sensitivity):
         self.law, self.multiplier = law, multiplier
-        self.rho, self.points, int_scale = grid_scale(
-            multiplier / 2.0 if active("noise_halved") else multiplier, n_terms)
+        self.rho, self.points, int_scale = grid_scale(multiplier, n_terms)
         # the integers rint(G / g) + J must be exact doubles: |G / g| <= n_terms S
         # (each term at most the sensitivity), the noise far below 2**50
         if n_terms * self.points > MAX_GRID_INTEGER:
@@ -72,11 +65,8 @@ class GridRelease:
                 "or epsilon=inf "
                 "for no noise")
         self.noise = IntegerNoise(law, int_scale)
-        self.grid, self.inv_grid = grid_for(
-            sensitivity / 2.0 if active("sensitivity_halved") else sensitivity,
-            self.rho, self.points)
+        self.grid, self.inv_grid = grid_for(sensitivity, self.rho, self.points)
         self.scales = multiplier * self.rho * sensitivity
-        self.raw = active("raw_float_noise")
 
 
 @functools.lru_cache(maxsize=48)
@@ -138,8 +128,7 @@ class WalkRelease:
     def __init__(self, multiplier, n_terms, dim, sensitivity, max_steps, data_multipliers=(1,)):
         from .._kernels._walk import MAX_TABLE_SCALE, top_spread
         from .._kernels._noise import GRID_POINTS, float_sum_factor
-        z = multiplier / 2.0 if active("noise_halved") else multiplier
-        self.multiplier = multiplier
+        z = self.multiplier = multiplier
         multipliers = [int(m) for m in data_multipliers]
         spread = max(multipliers) * math.sqrt(top_spread(max_steps))
         extra = math.ceil(math.sqrt(dim))
@@ -171,10 +160,8 @@ class WalkRelease:
                 f"over {max_steps} steps of sums of up to {n_terms} rows: use fewer passes, "
                 "smaller batches or a smaller epsilon (or epsilon=inf for no noise)")
         self.walks = [_walk(float(s), int(max_steps)) for s in self.scales]
-        delta = sensitivity / 2.0 if active("sensitivity_halved") else sensitivity
-        self.grid, self.inv_grid = (float(v) for v in grid_for(delta, self.rho, points))
+        self.grid, self.inv_grid = (float(v) for v in grid_for(sensitivity, self.rho, points))
         self.noise_sd = multiplier * self.sensitivity_int * self.grid
-        self.raw = active("raw_float_noise")
 
     @property
     def step_eta(self):

@@ -97,12 +97,7 @@ def private_smoothness(X, datafit, epsilon, feature_bounds, generator, *,
         raise ValueError(f"mechanism must be 'laplace' or 'gaussian', got {mechanism!r}")
     release = GridRelease(law, multiplier, n, bounds)
     scale = release.scales / n
-    if release.raw:
-        draws = (generator.laplace(0.0, 1.0, size=p) if law == "laplace"
-                 else generator.standard_normal(size=p))
-        released = sums + draws * multiplier * bounds
-    else:
-        released = release.noise.release(sums, release.inv_grid, release.grid, generator)
+    released = release.noise.release(sums, release.inv_grid, release.grid, generator)
     return np.minimum(np.maximum(released / n, scale), bounds), scale, release.noise.eta
 
 

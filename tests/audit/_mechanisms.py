@@ -44,7 +44,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
-from sparsedp._planted import planted
+from faults import injected
 from sparsedp.accounting import calibrate_gaussian, gdp_epsilon
 from sparsedp.privacy.pld import sampled_gaussian_epsilon_pld
 from sparsedp.datafits import Squared
@@ -74,8 +74,9 @@ class Samples:
 
 
 def variant(bug):
-    """``planted(bug)``, or nothing for ``bug=None`` (the real mechanism)."""
-    return planted(bug) if bug else contextlib.nullcontext()
+    """The fits with ``bug`` injected (:func:`faults.injected`), or nothing for
+    ``bug=None`` (the real mechanism)."""
+    return injected(bug) if bug else contextlib.nullcontext()
 
 
 # ---- integer noise tables -----------------------------------------------------------
@@ -322,7 +323,7 @@ def noisy_max_samples(n_samples, seed, selection="laplace", scale_factor=2.0):
     1 the monotone-scores scale (the planted bug "monotone_selection").
     """
     import time
-    from sparsedp._kernels._dp_gcd_fast import NoisyMax
+    from sparsedp.random import NoisyMax
     t0 = time.perf_counter()
     s = np.full(NM_P, NM_DELTA)
     s[0] = 0.0
@@ -582,9 +583,8 @@ def dp_sgd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SGD
 #   2.0, holds a fortiori): at z the planted bugs (noise sqrt(2) z / 2) would sit
 #   at ~3.06 against a claim of 2.0, too close for the CI sample.
 #
-# dp_scd has no raw floating-point variant (v lives on its grid only): inside
-# planted("raw_float_noise") it raises NotImplementedError (tested), so that bug is
-# n/a here, as for DP-SGD's lazy frame.
+# dp_scd has no raw floating-point variant (v lives on its grid only), so that bug
+# is n/a here, as for DP-SGD's lazy frame.
 
 SCD_P = 1024
 SCD_EPSILON = 2.0  # the fit's budget: z ~ 1.445 at rate 1, one release ~ (2, 1e-3)

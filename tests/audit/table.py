@@ -14,7 +14,7 @@ planted bug or raw sampler: above it, i.e. detected) or ``FAIL``.  ``n/a``: the
 bug or the attack does not apply (index outputs have no low-order bits; the
 noisy-max kernel takes its scale as an argument, so only the monotone-scores
 scale is planted there; DP-SGD's lazy frame and DP-SCD have no raw floating-point
-variant, dp_scd refuses it).  ``error``: the planted variant raised.
+variant).  ``error``: the planted variant raised.
 """
 import argparse
 import pathlib
@@ -22,10 +22,11 @@ import sys
 import time
 import warnings
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path[:0] = [str(HERE), str(HERE.parent)]  # _suite; the planted bugs (tests/faults.py)
 
 from _suite import AUDITS, BY_KEY  # noqa: E402
-from sparsedp._planted import BUGS  # noqa: E402
+from faults import BUGS  # noqa: E402
 
 COLUMNS = ("noise_halved", "no_clipping", "sensitivity_halved", "monotone_selection",
            "raw_float_noise")

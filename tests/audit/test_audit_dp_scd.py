@@ -25,8 +25,8 @@ without the row's norm it would move v by 3C).
 CI: 40,000 releases per dataset (60,000 at rate 1/4); long run (``-m
 audit_long``): 400,000.  Planted bugs ``noise_halved``, ``no_clipping``,
 ``sensitivity_halved`` on every path (CI: all three on the 1-step lazy and eager
-paths, one on each other); ``raw_float_noise`` is refused by dp_scd (v is released
-on its grid only; tested here), so it is n/a.
+paths, one on each other); ``raw_float_noise`` does not apply (v is released on its
+grid only): n/a.
 
 The eager path's per-step noise comes from ``_noise.noise_fill`` at the walk's
 scale (~4e11, cells wider than 2**32).  These audits found that ``noise_fill``
@@ -41,7 +41,6 @@ import pytest
 
 import _mechanisms as mech
 from _checks import check_fp_after, check_planted, check_statistical, params
-from sparsedp._planted import planted
 from sparsedp.datafits import Squared
 from sparsedp.solvers import dp_scd
 
@@ -64,15 +63,6 @@ def test_floating_point_attack(a, long):
 def test_planted_bug_is_detected(a, bug, long):
     """Each planted bug (noise halved, no clipping, sensitivity halved): eps_lb > claim."""
     check_planted(a, bug, long)
-
-
-@pytest.mark.audit
-def test_dp_scd_refuses_raw_float_noise():
-    """There is no raw floating-point variant to audit: dp_scd raises inside it."""
-    X, _, y, penalty = mech.dp_scd_datasets(16)
-    with planted("raw_float_noise"), pytest.raises(NotImplementedError, match="grid"):
-        dp_scd(X, y, Squared(), penalty, epsilon=2.0, delta=mech.DELTA, passes=1,
-               clip=mech.C_J, batch_size=16, random_state=0)
 
 
 @pytest.mark.audit

@@ -1,7 +1,7 @@
-# DP-GCD's noisy max, declared for cimport: sparsedp.random re-exports NoisyMax
-# (the public path), the kernel (_dp_gcd_fast.pyx) defines it.  The methods'
-# laws are stated in _dp_gcd_fast.pyx and docs/privacy.rst ("Noisy max under
-# floating point").
+# The noisy max, declared for cimport: sparsedp.random re-exports NoisyMax
+# (the public path), _noisy_max.pyx defines it and DP-GCD's kernel
+# (_dp_gcd_fast.pyx) selects with it.  The methods' laws are stated in
+# _noisy_max.pyx and docs/privacy.rst ("Noisy max under floating point").
 from libc.stdint cimport int64_t, uint64_t
 from numpy.random cimport bitgen_t
 
