@@ -108,3 +108,43 @@ def test_noise_table_cache_is_transparent():
         again = fits()  # from the cache
     np.testing.assert_array_equal(plain.view(np.int64), first.view(np.int64))
     np.testing.assert_array_equal(plain.view(np.int64), again.view(np.int64))
+
+
+@pytest.mark.parametrize("bug", ["noise_halved", "no_clipping", "sensitivity_halved",
+                                 "monotone_selection", "raw_float_noise"])
+def test_injected_bug_changes_the_fit_not_its_claims_and_is_undone(bug):
+    """Inside ``faults.injected(bug)`` the audited fits change (DP-CD's coefficients
+    unless the bug is a selection's; DP-GCD's releases or selections) while what
+    they claim -- the ledger's epsilon, the multiplier, the noise scales -- stays
+    that of the real mechanism; on exit the fits are the real ones again, bit for bit."""
+    from faults import injected
+    from sparsedp.datafits import Squared
+    from sparsedp.solvers import dp_cd, dp_gcd
+    X, y, _, M, clip = mech.dp_cd_datasets(64, 128)
+    Xg, yg, _, Mg, clipg = mech.dp_gcd_datasets(16, 64, monotone=False)
+
+    def fits():
+        a = dp_cd(X, y, Squared(), epsilon=5.0, delta=1e-3, passes=1, clip=clip,
+                  smoothness=M, order="shuffle", averaging=False, random_state=3)
+        b = dp_gcd(Xg, yg, Squared(), epsilon=12.5, delta=0.5, n_iter=20, clip=clipg,
+                   smoothness=Mg, selection="laplace", step_size=mech.GCD_STEP,
+                   random_state=4)
+        return a, b
+
+    def outputs(a, b):
+        return np.concatenate([a.coef, b.info["released"], b.info["selected"]])
+
+    def claims(a, b):
+        return (a.privacy.epsilon, b.privacy.epsilon, a.info["noise_multiplier"],
+                b.info["selection_scale"], *a.info["noise_scales"], *b.info["noise_scales"])
+
+    real = fits()
+    with injected(bug):
+        broken = fits()
+    again = fits()
+    assert claims(*broken) == claims(*real)
+    changed = outputs(*broken) != outputs(*real)
+    assert changed.any()
+    if bug != "monotone_selection":
+        assert (broken[0].coef != real[0].coef).any()  # DP-CD's releases too
+    np.testing.assert_array_equal(outputs(*again), outputs(*real))
