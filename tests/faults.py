@@ -158,7 +158,10 @@ class _RawDPCD:
     moved coordinate's release ``G_j + 2 z C_j N`` and step ``theta_j = -release / n``
     (the audit's steps: from 0, unit step size, no penalty, each coordinate once)."""
 
-    def __init__(self, modules):
+    def patches(self):
+        """What to patch in ``sparsedp.solvers._dp_cd``: the blocks and the streams
+        (recorded: the clips, step sizes and noise generator of the run), the
+        release (recorded: its multiplier) and the kernel."""
         import sparsedp.solvers._dp_cd as dp_cd
         self.releases, self.blocks, self.generators = [], {}, []
         self.kernel = dp_cd.dp_cd_steps
@@ -175,11 +178,11 @@ class _RawDPCD:
             self.generators.append(noise_generator)
             return streams_cls(n_features, index_generator, noise_generator, **kwargs)
 
-        modules += [("sparsedp.solvers._dp_cd", "CoordinateBlocks", lambda _: blocks),
-                    ("sparsedp.solvers._dp_cd", "RandomStreams", lambda _: streams),
-                    ("sparsedp.solvers._dp_cd", "GridRelease",
-                     lambda cls: _grid_release(cls, record=self.releases)),
-                    ("sparsedp.solvers._dp_cd", "dp_cd_steps", lambda _: self.steps)]
+        return [("sparsedp.solvers._dp_cd", "CoordinateBlocks", lambda _: blocks),
+                ("sparsedp.solvers._dp_cd", "RandomStreams", lambda _: streams),
+                ("sparsedp.solvers._dp_cd", "GridRelease",
+                 lambda cls: _grid_release(cls, record=self.releases)),
+                ("sparsedp.solvers._dp_cd", "dp_cd_steps", lambda _: self.steps)]
 
     def steps(self, *args, **kwargs):
         a = _bound(self.kernel, args, kwargs)
@@ -224,7 +227,9 @@ class _RawGreedy:
         return getattr(self._kernel, name)
 
 
-def _raw_dp_gcd(modules):
+def _raw_dp_gcd():
+    """What to patch in ``sparsedp.solvers._dp_gcd``: the release (recorded: its law
+    and scales) and the kernel (:class:`_RawGreedy` around the noiseless one)."""
     import sparsedp.solvers._dp_gcd as dp_gcd
     releases, kernel_cls = [], dp_gcd.GreedyKernel
 
@@ -239,9 +244,9 @@ def _raw_dp_gcd(modules):
         a.update(gradient_release="none", noise=None)
         return _RawGreedy(kernel_cls(**a), scales, release.law, a["generator"])
 
-    modules += [("sparsedp.solvers._dp_gcd", "GridRelease",
-                 lambda cls: _grid_release(cls, record=releases)),
-                ("sparsedp.solvers._dp_gcd", "GreedyKernel", lambda _: kernel)]
+    return [("sparsedp.solvers._dp_gcd", "GridRelease",
+             lambda cls: _grid_release(cls, record=releases)),
+            ("sparsedp.solvers._dp_gcd", "GreedyKernel", lambda _: kernel)]
 
 
 def _raw_sgd_eager(fn):
@@ -294,8 +299,7 @@ def _patches(bug):
                 ("sparsedp.solvers._dp_scd", "dp_scd_steps",
                  lambda fn: _with(fn, clip=_unclipped))]
     if bug == "raw_float_noise":
-        _RawDPCD(out)
-        _raw_dp_gcd(out)
+        out += _RawDPCD().patches() + _raw_dp_gcd()
         out += [("sparsedp.solvers._smoothness", "GridRelease", _raw_smoothness_release),
                 ("sparsedp.solvers._dp_sgd", "sgd_eager", _raw_sgd_eager)]
     return out

@@ -1,4 +1,4 @@
-"""StatDP-style audit of the kernel's noisy max (``sparsedp._kernels._dp_gcd_fast.NoisyMax``).
+"""StatDP-style audit of the noisy max (``sparsedp.random.NoisyMax``).
 
 Score vectors ``s = (0, Delta, ..., Delta)`` (16 coordinates) and ``s' = s +
 Delta`` on coordinate 0, ``- Delta`` on the others (opposite directions: the
