@@ -120,7 +120,7 @@ AUDITS += [
 ]
 # DP-SGD, one step's release (_mechanisms.dp_sgd_samples): the lazy integer frame
 # (no penalty; L2) and the eager float kernel (L1).  Only the eager kernel has a
-# raw floating-point variant (release.raw); the lazy frame's releases are integers.
+# raw floating-point variant (tests/faults.py); the lazy frame's releases are integers.
 SGD_LAZY_BUGS = ("noise_halved", "no_clipping", "sensitivity_halved")
 AUDITS += [
     Audit("dp_sgd_lazy", "DP-SGD step release, lazy noise, no penalty (Gaussian)",
