@@ -45,7 +45,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from faults import injected
-from sparsedp.accounting import calibrate_gaussian, gdp_epsilon
+from sparsedp.privacy import calibrate_gaussian, gdp_epsilon
 from sparsedp.privacy.pld import sampled_gaussian_epsilon_pld
 from sparsedp.datafits import Squared
 from sparsedp.solvers import dp_cd, dp_gcd
@@ -535,7 +535,7 @@ def dp_sgd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SGD
                 res = dp_sgd(Xd, yd, Squared(), _sgd_penalty(penalty), epsilon=epsilon,
                              delta=DELTA, passes=steps * batch / n, clip=C_J,
                              step_size=1.0, batch_size=batch, sampling=sampling,
-                             smoothness=1.0, random_state=rng)
+                             global_smoothness=1.0, random_state=rng)
                 if (res.n_iter != steps or res.info["lazy"] != lazy
                         or res.info["step"] != 1.0 / batch):
                     raise RuntimeError(f"dp_sgd did not run {steps} {path} steps of size 1/B: "

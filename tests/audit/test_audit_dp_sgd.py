@@ -75,7 +75,7 @@ def test_dp_sgd_pair_moves_every_coordinate_by_the_clip():
     sums = []
     for Xd in (X, X_removed):
         res = dp_sgd(Xd, y, Squared(), epsilon=math.inf, delta=mech.DELTA, passes=1,
-                     clip=mech.C_J, batch_size=n, smoothness=1.0)
+                     clip=mech.C_J, batch_size=n, global_smoothness=1.0)
         assert res.n_iter == 1
         sums.append(-res.coef * n)
     np.testing.assert_allclose(sums[0], -mech.C_J, rtol=1e-15)
@@ -95,7 +95,7 @@ def test_dp_sgd_setup_cache_is_transparent():
             penalty, lazy = mech.SGD_PATHS[path]
             out.append(dp_sgd(X, y, Squared(), mech._sgd_penalty(penalty), epsilon=2.0,
                               delta=mech.DELTA, clip=mech.C_J, batch_size=n,
-                              passes=7, smoothness=1.0, lazy=lazy, random_state=seed).coef)
+                              passes=7, global_smoothness=1.0, lazy=lazy, random_state=seed).coef)
         return np.concatenate(out)
 
     plain = fits()
