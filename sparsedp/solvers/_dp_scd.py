@@ -12,20 +12,14 @@ import numpy as np
 
 from .._kernels import kernel_id
 from .._kernels._dp_scd_fast import coordinate_states, dp_scd_finish, dp_scd_steps
-from .._kernels._sampling import Batches
-from .._validation import (check_bool, check_integer, check_option, check_privacy_budget,
-                           check_random_state, check_real, check_X_y)
+from .._validation import check_bool, check_X_y
 from ..penalties import as_penalty
-from ..privacy import PrivacyLedger
-from ._base import (Budget, KernelOutput, PrivateSolver, Problem, _after_slack, check_clip,
-                    check_intercept, csr_rows, result_of, split_generator)
-from ._release import (RESERVED_STEP_ETA, WALK_SLACK_SOURCES, WalkRelease, calibrate_batches,
-                       record_walk_slack, walk_slack)
+from ._base import KernelOutput, Problem, check_intercept, csr_rows, split_generator
+from ._batch import BatchSolver
+from ._release import RESERVED_STEP_ETA, WalkRelease
 from ._spec import Hyperparameter, SolverSpec
 
 __all__ = ["dp_scd"]
-
-SAMPLINGS = ("poisson", "fixed")
 
 
 def check_dual_problem(X, y, datafit, penalty, fit_intercept=False, intercept_scaling=1.0):
@@ -44,58 +38,40 @@ def check_dual_problem(X, y, datafit, penalty, fit_intercept=False, intercept_sc
 #: ``lazy="auto"`` is lazy while a batch's expected nonzeros are below this fraction of p
 LAZY_CROSSOVER = 0.7
 
-class DPSCD(PrivateSolver):
-    """DP-SCD on the :class:`~sparsedp.solvers._base.PrivateSolver` skeleton.
+class DPSCD(BatchSolver):
+    """DP-SCD on the :class:`~sparsedp.solvers._batch.BatchSolver` skeleton (no
+    smoothness constants, no step size: closed-form dual steps)."""
 
-    DP-SCD has no coordinate smoothness constants: :meth:`fit` runs the
-    skeleton's steps (validate, sampler slack, calibrate, kernel, result)
-    without them, with a ledger of the sampling's neighbouring relation.
-    """
+    RELEASED = "the shared vector's updates v += sum_j zeta_j x_j (|zeta_j| max(1, ||x_j||) <= C)"
 
-    def check_options(self, problem, *, passes, batch_size, sampling, lazy, noise_alpha):
-        n = problem.n
-        passes = check_real(passes, "passes")
-        batch_size = check_integer(batch_size, "batch_size", low=1, high=n)
-        sampling = check_option(sampling, "sampling", SAMPLINGS)
-        rate = batch_size / n
-        steps = max(1, int(round(passes * n / batch_size)))
-        batches = Batches(n, rate, batch_size if sampling == "fixed" else 0)
+    def check_problem(self, X, y, datafit, penalty, fit_intercept, intercept_scaling):
+        return check_dual_problem(X, y, datafit, penalty, fit_intercept, intercept_scaling)
+
+    def check_options(self, problem, sampling, trace, *, lazy, noise_alpha):
         if isinstance(lazy, str) and lazy == "auto":  # the running time only: same law
-            lazy = batch_size * problem.X.nnz / n < LAZY_CROSSOVER * problem.p
-        return {"passes": passes, "batch_size": batch_size, "sampling": sampling,
-                "rate": rate, "steps": steps, "batches": batches, "lazy": check_bool(lazy, "lazy"),
+            lazy = sampling.batch_size * problem.X.nnz / problem.n < LAZY_CROSSOVER * problem.p
+        return {"lazy": check_bool(lazy, "lazy"),
                 "noise_alpha": check_bool(noise_alpha, "noise_alpha")}
 
-    def integer_draws(self, problem, options):
-        draws = options["steps"] * problem.p
+    def walk_draws(self, problem, sampling, options):
+        draws = sampling.steps * problem.p
         if options["noise_alpha"]:  # at most n alphas a step (Poisson), L (fixed)
-            per_step = problem.n if options["sampling"] == "poisson" else options["batch_size"]
-            draws += options["steps"] * per_step
+            per_step = problem.n if sampling.poisson else sampling.batch_size
+            draws += sampling.steps * per_step
         return draws
 
-    def calibrate(self, problem, clip, budget, ledger, options):
-        q, steps = options["rate"], options["steps"]
-        poisson = options["sampling"] == "poisson"
-        sensitivity = clip if poisson else 2.0 * clip
-        what = ("shared vector v = sum_j zeta_j x_j (integer Gaussian on a grid, "
-                f"L2 sensitivity {'C' if poisson else '2C'} = {sensitivity:g} "
-                "of the batch's update, |zeta_j| max(1, ||x_j||) <= C)")
-        z = calibrate_batches(ledger, what, budget, q, steps, options["sampling"], sensitivity)
-        if z == 0.0:
-            return None
-        record_walk_slack(ledger, "v", self.integer_draws(problem, options),
-                          options["batches"], steps)
+    def release(self, problem, sampling, options, z, sensitivity):
         # the paper's variant: sqrt(2) z on v (and on the alphas), accounted as z
         factor = math.sqrt(2.0) if options["noise_alpha"] else 1.0
-        n_terms = options["batches"].max_size
-        release = WalkRelease(factor * z, n_terms, problem.p, sensitivity, steps + 1)
+        n_terms = sampling.batches.max_size
+        release = WalkRelease(factor * z, n_terms, problem.p, sensitivity, sampling.steps + 1)
         if release.step_eta > RESERVED_STEP_ETA:
             raise RuntimeError("walk tables coarser than the reserved slack")
-        release.check_range(steps, n_terms)
+        release.check_range(sampling.steps, n_terms)
         release.accounted_multiplier = z
         return release
 
-    def run(self, problem, clip, release, generator, options, trace):
+    def run(self, problem, sampling, options, clip, release, generator, trace):
         X, y, datafit = problem.X, problem.y, problem.datafit
         n, p = problem.n, problem.p
         lam_n = problem.penalty.l2 * n
@@ -112,10 +88,9 @@ class DPSCD(PrivateSolver):
             mode = 2 if options["lazy"] else 1
             walk, grid, inv_grid = release.walks[0], release.grid, release.inv_grid
         noise_alpha = release is not None and options["noise_alpha"]
-        batches = options["batches"]
         loss = int(kernel_id(datafit))
-        steps = options["steps"]
-        per_pass = max(1, int(round(n / options["batch_size"])))
+        steps, batch_size = sampling.steps, sampling.batch_size
+        per_pass = max(1, int(round(n / batch_size)))
         chunk = per_pass if trace else steps
         passes_done, values, rows = [], [], 0
         t = 0
@@ -123,13 +98,13 @@ class DPSCD(PrivateSolver):
             todo = min(chunk, steps - t)
             rows += dp_scd_steps(
                 loss, data, indices, indptr, y, row_norms, alpha, state, zetas, batch,
-                batches, t, todo, options["batch_size"], lam_n, clip, mode, walk,
+                sampling.batches, t, todo, batch_size, lam_n, clip, mode, walk,
                 grid, inv_grid, noise_alpha, sampler, noise_gen)
             t += todo
             if mode == 2 and (trace or t == steps):
                 dp_scd_finish(state, t, walk, grid, noise_gen)
             if trace:
-                passes_done.append(t * options["batch_size"] / n)
+                passes_done.append(t * batch_size / n)
                 values.append(problem.objective(state["v"] / lam_n))
         with np.errstate(over="ignore"):
             coef = state["v"] / lam_n
@@ -138,8 +113,8 @@ class DPSCD(PrivateSolver):
                              f"{lam_n:.3g}: use a larger L2 penalty alpha")
         info = {"noise_multiplier": 0.0 if release is None else release.accounted_multiplier,
                 "noise_scale": 0.0 if release is None else release.noise_sd,
-                "clip": clip, "sampling": options["sampling"],
-                "sampling_rate": options["rate"], "batch_size": options["batch_size"],
+                "clip": clip, "sampling": sampling.sampling,
+                "sampling_rate": sampling.rate, "batch_size": batch_size,
                 "steps": steps, "lazy": options["lazy"],
                 "noise_alpha": options["noise_alpha"]}
         if release is not None:
@@ -149,28 +124,6 @@ class DPSCD(PrivateSolver):
               if trace else None)
         return KernelOutput(coef=coef, n_iter=steps, info=info,
                             counters={"sampled_rows": int(rows)}, trace=tr)
-
-    def fit(self, X, y, datafit, penalty, *, epsilon, delta, clip, random_state, trace,
-            diagnostics, fit_intercept=False, intercept_scaling=1.0, **options):
-        """Validate, reserve the samplers' slack, calibrate, run, return the Result."""
-        problem = check_dual_problem(X, y, datafit, penalty, fit_intercept, intercept_scaling)
-        epsilon, delta = check_privacy_budget(epsilon, delta)
-        clip = check_clip(clip, epsilon)
-        trace = check_bool(trace, "trace")
-        diagnostics = check_bool(diagnostics, "diagnostics")
-        options = self.check_options(problem, **options)
-        generator = check_random_state(random_state)
-        relation = "add-remove" if options["sampling"] == "poisson" else "replace-one"
-        ledger = PrivacyLedger(delta=delta, relation=relation)
-
-        budget = Budget(epsilon, delta)
-        if budget.private:
-            budget = _after_slack(epsilon, delta, *walk_slack(
-                self.integer_draws(problem, options), options["batches"], options["steps"]),
-                WALK_SLACK_SOURCES)
-        release = self.calibrate(problem, clip, budget, ledger, options)
-        out = self.run(problem, clip, release, generator, options, trace)
-        return result_of(problem, out, ledger, diagnostics or trace)
 
 
 def dp_scd(X, y, datafit, penalty, *, epsilon, delta, passes, clip, batch_size=1,

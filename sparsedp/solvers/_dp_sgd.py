@@ -31,21 +31,16 @@ import numpy as np
 from .._kernels import kernel_id
 from .._kernels._dp_sgd_fast import Schedule, sgd_eager, sgd_lazy
 from .._kernels._noise import IntegerNoise
-from .._kernels._sampling import Batches
-from .._validation import (check_bool, check_integer, check_option, check_privacy_budget,
-                           check_random_state, check_real)
+from .._validation import check_bool, check_real
 from ..exceptions import PrivacyLeakWarning
-from ..privacy import PrivacyLedger
-from ._base import (Budget, KernelOutput, _after_slack, check_clip, check_coef_init, check_memory,
-                    check_problem, csr_rows, result_of)
+from ._base import KernelOutput, check_coef_init, check_memory, check_problem, csr_rows
+from ._batch import BatchSolver
+from ._release import RESERVED_STEP_ETA, WalkRelease
 from ._smoothness import check_smoothness_constants
-from ._release import (RESERVED_STEP_ETA, WALK_SLACK_SOURCES, WalkRelease, calibrate_batches,
-                       record_walk_slack, walk_slack)
 from ._spec import Hyperparameter, SolverSpec
 
 __all__ = ["dp_sgd"]
 
-SAMPLINGS = ("poisson", "fixed")
 #: integer multiplier of the L2 frame at a halving (step sizes exact to 1 / (2 M))
 FRAME_MULTIPLIER = 2 ** 12
 #: walks per halving of the L2 frame: the noise is at most 2**(1/16) (4.4%) above z
@@ -94,66 +89,68 @@ def frame_schedule(steps, shrink):
             halve_at[start[:-1]].astype(np.uint8), bounds)
 
 
-class DPSGD:
-    """DP-SGD's steps in the skeleton's order (validate, slack, calibrate, kernel, result)."""
+class DPSGD(BatchSolver):
+    """DP-SGD on the :class:`~sparsedp.solvers._batch.BatchSolver` skeleton."""
 
-    def fit(self, X, y, datafit, penalty, *, epsilon, delta, passes, clip, step_size,
-            batch_size, sampling, smoothness, global_smoothness, lazy, random_state, trace,
-            diagnostics, coef_init=None, fit_intercept=False, intercept_scaling=1.0,
-            intercept_init=None):
-        problem = check_problem(X, y, datafit, penalty, fit_intercept,
-                                intercept_scaling).with_column()
+    RELEASED = "clipped batch gradient sums"
+
+    def check_problem(self, X, y, datafit, penalty, fit_intercept, intercept_scaling):
+        return check_problem(X, y, datafit, penalty, fit_intercept,
+                             intercept_scaling).with_column()
+
+    def check_options(self, problem, sampling, trace, *, step_size, smoothness,
+                      global_smoothness, lazy, coef_init, intercept_init):
         init = check_coef_init(coef_init, problem.p, intercept_init, problem.intercept_scaling)
-        epsilon, delta = check_privacy_budget(epsilon, delta)
-        n, p = problem.n, problem.p
-        passes = check_real(passes, "passes")
-        clip = check_clip(clip, epsilon)
         step_size = check_real(step_size, "step_size")
-        batch_size = check_integer(batch_size, "batch_size", low=1, high=n)
-        sampling = check_option(sampling, "sampling", SAMPLINGS)
-        trace, diagnostics = check_bool(trace, "trace"), check_bool(diagnostics, "diagnostics")
-        l1, l2 = problem.penalty.l1, problem.penalty.l2
+        l1 = problem.penalty.l1
         if lazy == "auto":
             lazy = l1 == 0.0
         lazy = check_bool(lazy, "lazy")
         if lazy and l1 != 0.0:
             raise ValueError("lazy noise needs no penalty or an L2 penalty: the L1 prox has no "
                              "exact lazy form (use lazy=False)")
-        generator = check_random_state(random_state)
-        steps = max(1, int(round(passes * n / batch_size)))
+        steps, p = sampling.steps, problem.p
         # the step schedule (scale, multiplier: 16 bytes a step) and, with a trace, p
         # floats a pass
-        check_memory(16 * (steps + 1) + (8 * p * (passes + 1) if trace else 0),
+        check_memory(16 * (steps + 1) + (8 * p * (sampling.passes + 1) if trace else 0),
                      f"dp_sgd with {steps} steps", "fewer passes or a larger batch_size")
-        rate = batch_size / n
-        ledger = PrivacyLedger(delta=delta, relation="add-remove" if sampling == "poisson"
-                               else "replace-one")
+        return {"init": init, "step_size": step_size, "smoothness": smoothness,
+                "global_smoothness": global_smoothness, "lazy": lazy}
 
-        beta = self._smoothness(problem, smoothness, global_smoothness, ledger)
-        prox_step = step_size / beta if beta > 0 else 0.0  # gamma / beta, on F's scale
-        step = prox_step / batch_size  # on the batch's sum
+    def public_constants(self, problem, sampling, options, ledger):
+        """The step size ``gamma / beta`` (beta public, or a recorded leak) and the
+        exact integer frame's schedule (no L1 part: the L2 shrinkage in a public
+        scale, :func:`frame_schedule`)."""
+        beta = self._smoothness(problem, options["smoothness"], options["global_smoothness"],
+                                ledger)
+        prox_step = options["step_size"] / beta if beta > 0 else 0.0  # on F's scale
+        frame = problem.penalty.l1 == 0.0  # the exact integer frame; else the float iterate
+        shrink = 1.0 / (1.0 + prox_step * problem.penalty.l2) if frame else 1.0
+        return {**options, "beta": beta, "prox_step": prox_step,
+                "step": prox_step / sampling.batch_size,  # on the batch's sum
+                "frame": frame, "shrink": shrink,
+                "schedule": frame_schedule(sampling.steps, shrink)}
 
-        batches = Batches(n, rate, batch_size if sampling == "fixed" else 0)
-        release, budget = None, Budget(epsilon, delta)
-        sensitivity = clip if sampling == "poisson" else 2.0 * clip
-        if budget.private:
-            budget = _after_slack(epsilon, delta, *walk_slack(steps * p, batches, steps),
-                                  WALK_SLACK_SOURCES)
-            record_walk_slack(ledger, "the gradient sums", steps * p, batches, steps)
-        z = calibrate_batches(
-            ledger, "clipped batch gradient sums (integer Gaussian on a grid, L2 sensitivity "
-            f"{'C' if sampling == 'poisson' else '2C'} = {sensitivity:.6g})", budget, rate,
-            steps, sampling, sensitivity)
-        frame = l1 == 0.0  # the exact integer frame (lazy or not); else the float iterate
-        shrink = 1.0 / (1.0 + prox_step * l2) if frame else 1.0
-        phi, mult, start, walk_index, halve, bounds = frame_schedule(steps, shrink)
-        if z > 0:
-            release = WalkRelease(z, batches.max_size, p, sensitivity,
-                                  steps + 1, data_multipliers=bounds if frame else (1,))
-            if release.step_eta > RESERVED_STEP_ETA:
-                raise RuntimeError("walk tables coarser than the reserved slack")
+    def walk_draws(self, problem, sampling, options):
+        return sampling.steps * problem.p
+
+    def release(self, problem, sampling, options, z, sensitivity):
+        bounds = options["schedule"][-1]
+        release = WalkRelease(z, sampling.batches.max_size, problem.p, sensitivity,
+                              sampling.steps + 1,
+                              data_multipliers=bounds if options["frame"] else (1,))
+        if release.step_eta > RESERVED_STEP_ETA:
+            raise RuntimeError("walk tables coarser than the reserved slack")
+        return release
+
+    def run(self, problem, sampling, options, clip, release, generator, trace):
+        n, p, steps, batches = problem.n, problem.p, sampling.steps, sampling.batches
+        l1, l2 = problem.penalty.l1, problem.penalty.l2
+        init, step, prox_step = options["init"], options["step"], options["prox_step"]
+        shrink, lazy = options["shrink"], options["lazy"]
+        phi, mult, start, walk_index, halve, _ = options["schedule"]
         indptr, indices, data, norms = csr_rows(problem.X)
-        every = max(1, int(round(n / batch_size))) if trace else 0
+        every = max(1, int(round(n / sampling.batch_size))) if trace else 0
         records = np.zeros((int(steps // every) if trace else 0, p))
         loss = kernel_id(problem.datafit)
 
@@ -161,7 +158,7 @@ class DPSGD:
             w = np.zeros(p) if init is None else init.copy()
             sgd_eager(indptr, indices, data, problem.y, norms, loss, clip, w, steps, step,
                       prox_step, l1, l2, batches, None, 0.0, 0.0, generator, records, every)
-        elif frame:
+        elif options["frame"]:
             U = np.zeros(p, dtype=np.int64)
             scale = step * release.grid / FRAME_MULTIPLIER * phi if shrink != 1.0 \
                 else step * release.grid * phi
@@ -179,9 +176,10 @@ class DPSGD:
             sgd_eager(indptr, indices, data, problem.y, norms, loss, clip, w, steps, step,
                       prox_step, l1, l2, batches, noise, release.grid,
                       release.inv_grid, generator, records, every)
-        info = {"noise_multiplier": z, "steps": steps, "sampling_rate": rate,
-                "sampling": sampling, "relation": ledger.relation, "smoothness": beta,
-                "step": step, "lazy": lazy, "batch_size": batch_size,
+        info = {"noise_multiplier": 0.0 if release is None else release.multiplier,
+                "steps": steps, "sampling_rate": sampling.rate, "sampling": sampling.sampling,
+                "relation": sampling.relation, "smoothness": options["beta"],
+                "step": step, "lazy": lazy, "batch_size": sampling.batch_size,
                 "noise_sd": 0.0 if release is None else release.noise_sd}
         if release is not None:
             info.update(grid=release.grid, grid_points=release.points,
@@ -189,9 +187,8 @@ class DPSGD:
         tr = None
         if trace:  # non-private: the iterates once per pass and their objective
             tr = {"coef": records, "objective": np.array([problem.objective(r) for r in records]),
-                  "passes": (np.arange(len(records)) + 1) * every * batch_size / n}
-        out = KernelOutput(coef=w, n_iter=steps, info=info, counters={}, trace=tr)
-        return result_of(problem, out, ledger, diagnostics or trace)
+                  "passes": (np.arange(len(records)) + 1) * every * sampling.batch_size / n}
+        return KernelOutput(coef=w, n_iter=steps, info=info, counters={}, trace=tr)
 
     @staticmethod
     def _smoothness(problem, smoothness, global_smoothness, ledger):
@@ -216,7 +213,7 @@ class DPSGD:
         description = ("the global smoothness beta ||X||_2^2 / n, computed from the data for "
                        "the step size; pass public smoothness constants or global_smoothness "
                        "to avoid the leak")
-        warnings.warn(f"smoothness: {description}", PrivacyLeakWarning, stacklevel=4)
+        warnings.warn(f"smoothness: {description}", PrivacyLeakWarning, stacklevel=5)
         ledger.add_leak("smoothness", description)
         return global_smoothness_of(problem.X, problem.datafit)
 
