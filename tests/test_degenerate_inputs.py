@@ -151,8 +151,8 @@ def test_dp_scd_refuses_an_overflowing_alpha(small):
                batch_size=8, random_state=0)
 
 
-# ---- 5. the automatic noisy max picks one that runs ---------------------------------
-def test_dp_gcd_auto_selection_runs_where_report_noisy_max_cannot():
+# ---- 5. the default noisy max runs where report-noisy-max cannot ----------------------
+def test_dp_gcd_default_selection_runs_where_report_noisy_max_cannot():
     rng = np.random.default_rng(2)
     p = 100_000
     X = sp.random(300, p, density=0.0005, format="csc", rng=rng)

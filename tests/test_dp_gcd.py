@@ -19,12 +19,13 @@ from sparsedp.penalties import L1, L2, ElasticNet, as_penalty
 from sparsedp.privacy import PrivacyLedger, calibrate_pure_composition
 from sparsedp.random import IntegerNoise, NoisyMax
 from sparsedp.solvers._dp_gcd import SCORE_FLOAT_FACTOR
+from sparsedp import DPLasso
 from sparsedp.solvers import NonPrivateDiagnostics, calibrate_dp_gcd, dp_gcd, exact, objective
 
 RULES = ["gs-r", "gs-s", "gs-q"]
 
 
-def ideal_budget(eps, delta, n_iter, p, private_smoothness=False, selection=None):
+def ideal_budget(eps, delta, n_iter, p, private_smoothness=False, selection="exponential"):
     """The budget left for the ideal mechanisms once the samplers' slack is paid:
     H = 2**-40 per integer draw (n_iter gradients, p constants if estimated) +
     2**-38 per exponential selection; report-noisy-max's total variation
@@ -418,22 +419,20 @@ def papers_advanced_epsilon0(epsilon, delta, k):
     return optimize.brentq(excess, 1e-12, epsilon)
 
 
-def test_default_selection_is_the_one_with_less_noise():
-    """None: Laplace while the budgets per step are (nearly) equal, the exponential
-    mechanism once its composition buys more than the tail factor 1 + ln2 / ln m."""
+def test_default_selection_is_the_exponential_mechanism_everywhere():
+    """None means the exponential mechanism in dp_gcd, calibrate_dp_gcd and the
+    estimators (one answer): the same fit and epsilon0 as asking for it by name."""
     X, y = make_sparse_problem(n=40, p=50, logistic=True)
     kw = dict(epsilon=1.0, delta=1e-6, clip=1.0, smoothness=np.full(50, 0.1),
               random_state=2)
-    threshold = 1 + math.log(2) / math.log(50)
-    for T in (1, 2, 4, 10, 20):
-        ratio = calibrate_dp_gcd(1.0, 1e-6, T, "exponential") / \
-            calibrate_dp_gcd(1.0, 1e-6, T, "laplace")
-        expected = "exponential" if ratio > threshold else "laplace"
-        auto = dp_gcd(X, y, Logistic(), L1(0.01), n_iter=T, **kw)
-        explicit = dp_gcd(X, y, Logistic(), L1(0.01), n_iter=T, selection=expected, **kw)
-        assert auto.info["selection"] == expected
-        np.testing.assert_array_equal(auto.coef, explicit.coef)
-        assert expected == ("laplace" if T <= 4 else "exponential")  # at this budget
+    for T in (1, 4, 20):
+        default = dp_gcd(X, y, Logistic(), L1(0.01), n_iter=T, **kw)
+        explicit = dp_gcd(X, y, Logistic(), L1(0.01), n_iter=T, selection="exponential", **kw)
+        assert default.info["selection"] == "exponential"
+        np.testing.assert_array_equal(default.coef, explicit.coef)
+        assert default.info["epsilon0"] == explicit.info["epsilon0"]
+        assert calibrate_dp_gcd(1.0, 1e-6, T) == calibrate_dp_gcd(1.0, 1e-6, T, "exponential")
+    assert DPLasso(solver="gcd").get_params()["selection"] is None
 
 
 def test_calibration_beats_the_papers_advanced_composition():

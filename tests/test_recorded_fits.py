@@ -65,7 +65,7 @@ def _fits():
         "dp_gcd logistic L1 gs-q exponential gaussian": lambda: dp_gcd(
             Xl, yl, Logistic(), L1(0.01), n_iter=6, clip=1.0, smoothness=M, rule="gs-q",
             selection="exponential", gradient_noise="gaussian", **common),
-        "dp_gcd logistic L1 gs-s auto selection, intercept": lambda: dp_gcd(
+        "dp_gcd logistic L1 gs-s default selection, intercept": lambda: dp_gcd(
             Xl, yl, Logistic(), L1(0.01), n_iter=4, clip=1.0, smoothness=M, rule="gs-s",
             fit_intercept=True, **common),
         "dp_sgd logistic L2 lazy poisson": lambda: dp_sgd(

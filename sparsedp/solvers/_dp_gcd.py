@@ -24,7 +24,10 @@ __all__ = ["dp_gcd", "calibrate_dp_gcd"]
 SELECTIONS = ("exponential", "laplace")
 GRADIENT_NOISES = ("laplace", "gaussian")
 RULES = ("gs-r", "gs-s", "gs-q")
-DEFAULT_SELECTION = "laplace"  # of calibrate_dp_gcd; dp_gcd's None: _auto_selection
+#: the noisy max of ``selection=None`` (dp_gcd, calibrate_dp_gcd and the estimators):
+#: measured better whenever the two mechanisms' epsilon0 differ (docs/defaults.rst), and
+#: free of report-noisy-max's total-variation slack at large epsilon
+DEFAULT_SELECTION = "exponential"
 # The noise of the selection is calibrated for the scores' sensitivity times this:
 # room for the kept gradient's rounding drift (at most 2**-14 of a coordinate
 # gradient's sensitivity on each side, GreedyKernel) and for the floating-point
@@ -41,24 +44,6 @@ def laplace_selection_tv(n_candidates):
     """Total-variation bound of one report-noisy-max draw over ``n_candidates``."""
     m = max(int(n_candidates), 1)
     return 2.0 ** -52 * (1725.0 + 14.5 * math.log(m)) + m * 2.0 ** -66
-
-
-def _auto_selection(epsilon, delta, n_iter, n_candidates, gradient_noise):
-    """``selection=None``: the noisy max with the less noise at this budget.
-
-    At equal epsilon0, Laplace noise has half the upper tail of the Gumbel noise
-    of the exponential mechanism, so the largest of ``m`` noises is smaller by
-    about ``b ln 2`` out of ``b ln m``; the exponential mechanism composes better
-    (bounded range), so its epsilon0 is larger for more than a few iterations.
-    It is chosen when that gain exceeds the tail's: ``eps0_exp / eps0_lap > 1 +
-    ln 2 / ln m``.  Depends on the budget and the public candidate count only.
-
-    Returns the selection and its calibrated epsilon0.
-    """
-    e_exp = calibrate_dp_gcd(epsilon, delta, n_iter, "exponential", gradient_noise)
-    e_lap = calibrate_dp_gcd(epsilon, delta, n_iter, "laplace", gradient_noise)
-    threshold = 1.0 + math.log(2.0) / math.log(max(n_candidates, 2))
-    return ("exponential", e_exp) if e_exp > threshold * e_lap else ("laplace", e_lap)
 
 
 def _value_multiplier(epsilon0, selection, gradient_noise):
@@ -103,8 +88,7 @@ def _calibrate(epsilon, delta, n_iter, selection, gradient_noise):
                      epsilon, delta, epsilon / (2 * n_iter), noise=False)
 
 
-def calibrate_dp_gcd(epsilon, delta, n_iter, selection=DEFAULT_SELECTION,
-                     gradient_noise="laplace"):
+def calibrate_dp_gcd(epsilon, delta, n_iter, selection=None, gradient_noise="laplace"):
     """Largest per-step epsilon0 such that ``n_iter`` DP-GCD iterations are (epsilon, delta)-DP.
 
     Each iteration is one selection (exponential mechanism: epsilon0-DP and
@@ -121,7 +105,8 @@ def calibrate_dp_gcd(epsilon, delta, n_iter, selection=DEFAULT_SELECTION,
     epsilon : float
     delta : float in (0, 1)
     n_iter : int
-    selection : {"exponential", "laplace"}
+    selection : {"exponential", "laplace"} or None
+        None: the exponential mechanism (as in :func:`dp_gcd`).
     gradient_noise : {"laplace", "gaussian"}
 
     Returns
@@ -130,7 +115,8 @@ def calibrate_dp_gcd(epsilon, delta, n_iter, selection=DEFAULT_SELECTION,
     """
     epsilon, delta = check_privacy_budget(epsilon, delta)
     n_iter = check_integer(n_iter, "n_iter")
-    check_option(selection, "selection", SELECTIONS)
+    selection = DEFAULT_SELECTION if selection is None else check_option(
+        selection, "selection", SELECTIONS)
     check_option(gradient_noise, "gradient_noise", GRADIENT_NOISES)
     if math.isinf(epsilon):
         return math.inf
@@ -147,7 +133,7 @@ class DPGCD(PrivateSolver):
         check_memory(24 * n_iter, f"dp_gcd with n_iter={n_iter}", "fewer iterations")
         return {"n_iter": n_iter,
                 "rule": check_option(rule, "rule", RULES),
-                "selection": None if selection is None
+                "selection": DEFAULT_SELECTION if selection is None
                 else check_option(selection, "selection", SELECTIONS),
                 "gradient_noise": check_option(gradient_noise, "gradient_noise",
                                                GRADIENT_NOISES),
@@ -164,18 +150,11 @@ class DPGCD(PrivateSolver):
         """Adds the selections': the exponential mechanism's index law is within
         ``exp(+-2**-38)`` of the ideal, report-noisy-max's within total variation
         :func:`laplace_selection_tv` (docs/privacy.rst, "Noisy max under floating
-        point"), paid from delta as ``(1 + e^epsilon) tau`` per draw.  With
-        ``selection=None`` both are charged (the choice is made after calibration),
-        unless report-noisy-max's total variation does not fit the budget: then
-        the exponential mechanism is chosen here (public inputs only)."""
-        from ..privacy.ledger import tv_charge
+        point"), paid from delta as ``(1 + e^epsilon) tau`` per draw."""
         eta, _ = super().sampler_slack(problem, options, epsilon, delta, estimated_smoothness)
         n_iter = options["n_iter"]
-        tv = 0.0
-        if options["selection"] != "exponential":
-            tv = n_iter * laplace_selection_tv(problem.p)
-            if options["selection"] is None and not 2.0 * tv_charge(epsilon, tv) <= delta / 4:
-                options["selection"], tv = "exponential", 0.0
+        tv = 0.0 if options["selection"] == "exponential" else (
+            n_iter * laplace_selection_tv(problem.p))
         return eta + EXPONENTIAL_SELECTION_ETA * n_iter, tv
 
     def calibrate(self, problem, constants, budget, ledger, options):
@@ -190,17 +169,12 @@ class DPGCD(PrivateSolver):
         live = np.flatnonzero(M > 0)
         plan = {"live": live, "selection": options["selection"]}
         if not budget.private:
-            plan.update(selection=plan["selection"] or DEFAULT_SELECTION, epsilon0=math.inf,
+            plan.update(epsilon0=math.inf,
                         sensitivity=0.0, scale=0.0, release=None)
             return plan
         n_iter, gradient_noise = options["n_iter"], options["gradient_noise"]
-        if plan["selection"] is None:
-            selection, eps0 = _auto_selection(budget.epsilon, budget.delta, n_iter,
-                                              live.size, gradient_noise)
-        else:
-            selection = plan["selection"]
-            eps0 = calibrate_dp_gcd(budget.epsilon, budget.delta, n_iter, selection,
-                                    gradient_noise)
+        selection = plan["selection"]
+        eps0 = calibrate_dp_gcd(budget.epsilon, budget.delta, n_iter, selection, gradient_noise)
         # the scores' sensitivity, with room for the kept gradient's rounding
         # drift and the scores' floating-point evaluation (SCORE_FLOAT_FACTOR)
         sensitivity = (2.0 * constants.clip / (problem.n * math.sqrt(trace_m))
@@ -341,11 +315,9 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
         The noisy max: the exponential mechanism (Gumbel-max, ``P(j) ∝ exp(eps0
         s_j / (2 Delta))``, epsilon0-DP and epsilon0-bounded-range) or Laplace
         report-noisy-max (``Lap(2 Delta / eps0)``, epsilon0-DP for scores that are
-        not monotone in the data).  None: Laplace, unless the exponential
-        mechanism's better composition buys a per-step epsilon0 more than
-        ``1 + ln 2 / ln m`` times larger (m candidate coordinates): the one
-        with less noise; measured in docs/dp_gcd.rst.  ``info["selection"]``
-        says which ran.
+        not monotone in the data).  None: the exponential mechanism (measured
+        better whenever the two mechanisms' epsilon0 differ, docs/defaults.rst;
+        no total-variation slack).  ``info["selection"]`` says which ran.
     smoothness : None, array of shape (n_features,) or float in (0, 1)
         As in :func:`dp_cd`: None computes M_j from the data (``PrivacyLeakWarning``
         and a leak on the ledger, whose epsilon is then ``inf``), an array is
@@ -449,6 +421,4 @@ SPEC = SolverSpec(
     default_kappa=lambda n, releases, epsilon, delta: 1.0,
     releases=lambda n_iter, n_columns: n_iter,
     auto=lambda datafit, l1, n, p: datafit.smooth and l1 > 0.0,
-    # measured better whenever the two mechanisms' epsilon0 differ, and free of
-    # report-noisy-max's total-variation slack at large epsilon
-    options={"selection": "exponential"})
+    options={})
