@@ -27,16 +27,12 @@ from numpy.random cimport bitgen_t
 
 import numpy as np
 
-from ._core cimport check_signals, prefetch, rint_fast, SIGNAL_CHECK_WORK
+from ._core cimport (HINGE, LOGISTIC, SQUARED, check_signals, prefetch, rint_fast,
+                     SIGNAL_CHECK_WORK)
 from ._noise cimport NoiseTable, noise_draw, noise_fill
 from ._random cimport generator_bitgen
 from ._sampling cimport Batches, sample_batch
 from ._walk cimport GaussianWalk, Walk, walk_sum
-
-cdef enum:
-    SQUARED = 0
-    LOGISTIC = 1
-    HINGE = 4
 
 cdef enum:
     NOISE_NONE = 0
@@ -130,7 +126,8 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
     Parameters
     ----------
     loss : int
-        The datafit's kernel id (0 squared, 1 logistic, 4 hinge).
+        The datafit's kernel id (``_core.pxd``'s ``KernelId``): SQUARED, LOGISTIC
+        or HINGE (the losses with a dual step); any other value raises ValueError.
     data, indices, indptr : CSR rows of X (int64 indices).
     y : labels; row_norms : ``||x_j||``.
     alpha : the dual variables (hidden state, updated).
@@ -174,6 +171,8 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
         raise ValueError("inconsistent array shapes")
     if not 1 <= batch_size <= n:
         raise ValueError("batch_size must be in [1, n_samples]")
+    if loss != SQUARED and loss != LOGISTIC and loss != HINGE:
+        raise ValueError(f"kernel id {loss} has no dual step (SQUARED, LOGISTIC or HINGE)")
     eager = np.empty(p if noise_mode == NOISE_EAGER else 1)
     cdef double[::1] eager_view = eager
     cdef double* eager_buf = &eager_view[0]
