@@ -153,3 +153,16 @@ def test_empty_columns_stay_zero():
     X = sp.hstack([X, sp.csc_array((30, 3))], format="csc")
     res = exact(X, y, Squared(), L1(0.01))
     assert np.all(res.coef[-3:] == 0) and res.converged
+
+
+def test_coef_init_starts_where_asked():
+    """From the optimum it stops at the first check (one block of check_every epochs);
+    from elsewhere it reaches the same optimum; a bad start is refused by name."""
+    X, y = make_sparse_problem(n=80, p=30, seed=6)
+    ref = exact(X, y, Squared(), L1(0.01), tol=1e-12)
+    warm = exact(X, y, Squared(), L1(0.01), tol=1e-12, coef_init=ref.coef)
+    assert warm.converged and warm.n_iter == 5 < ref.n_iter
+    far = exact(X, y, Squared(), L1(0.01), tol=1e-12, coef_init=np.full(30, 3.0))
+    np.testing.assert_allclose(far.coef, ref.coef, atol=1e-9)
+    with pytest.raises(ValueError, match=r"coef_init must have shape \(30,\)"):
+        exact(X, y, Squared(), L1(0.01), coef_init=np.zeros(29))

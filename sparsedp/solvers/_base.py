@@ -63,7 +63,7 @@ def check_datafit(datafit):
         raise TypeError(f"datafit must be a sparsedp.datafits instance such as Squared(), "
                         f"Logistic() or SquaredHinge(), got {datafit!r}")
     kernel_id(datafit)
-    if not np.isfinite(datafit.beta):
+    if not datafit.smooth:  # the primal solvers' requirement (their specs' "smooth")
         raise TypeError(f"{type(datafit).__name__} is not smooth: the primal solvers (exact, "
                         f"dp_cd, dp_gcd) need a smooth datafit such as SquaredHinge, Squared "
                         f"or Logistic")

@@ -4,14 +4,14 @@ import numpy as np
 from .._kernels._cd_fast import cd_epochs, kkt_violation
 from .._kernels import kernel_id
 from .._validation import check_integer, check_real
-from ._base import check_problem
+from ._base import check_coef_init, check_problem
 from ._result import NonPrivateDiagnostics, Result
 
 __all__ = ["exact"]
 
 
 def exact(X, y, datafit, penalty=None, *, tol=1e-10, max_epochs=10_000,
-          check_every=5):
+          check_every=5, coef_init=None):
     """Minimise F(w) = (1/n) sum_i loss(x_i . w, y_i) + penalty(w) accurately.
 
     Cyclic proximal coordinate descent with step ``1 / M_j`` per coordinate
@@ -30,6 +30,8 @@ def exact(X, y, datafit, penalty=None, *, tol=1e-10, max_epochs=10_000,
     max_epochs : int, default=10_000
     check_every : int, default=5
         Epochs between two KKT checks (a check costs one epoch).
+    coef_init : array of shape (n_features,), optional
+        The starting point (default 0), as in the private solvers.
 
     Returns
     -------
@@ -46,8 +48,9 @@ def exact(X, y, datafit, penalty=None, *, tol=1e-10, max_epochs=10_000,
     check_every = check_integer(check_every, "check_every")
     n, p = X.shape
     lipschitz = datafit.smoothness(X)
-    w = np.zeros(p)
-    margin = np.zeros(n)
+    init = check_coef_init(coef_init, p)
+    w = np.zeros(p) if init is None else init
+    margin = X @ w
     args = (kernel_id(datafit), X.data, X.indices, X.indptr, y)
     epochs, violation = 0, np.inf
     while epochs < max_epochs:
