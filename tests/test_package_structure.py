@@ -83,3 +83,49 @@ def test_cycles_are_found():
 def test_no_import_cycle_in_sparsedp():
     found = cycles(module_graph(SOURCE))
     assert not found, "import cycles: " + "; ".join(" <-> ".join(c) for c in found)
+
+
+# ---- one place per solver, and modules of a readable size ------------------------------
+#: the solvers' names and keys as the source spells them (the registry's, issue 30)
+SOLVER_NAMES = {"dp_cd", "dp_gcd", "dp_sgd", "dp_scd", "cd", "gcd", "sgd", "scd"}
+
+
+def solver_name_tests(path):
+    """``(line, text)`` of every comparison, membership test or dict key that names a
+    solver in ``path`` (docstrings and messages, not compared, are not name tests)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        named = []
+        if isinstance(node, ast.Compare):
+            named = [node.left, *node.comparators]
+            named += [e for c in node.comparators if isinstance(c, (ast.Tuple, ast.List, ast.Set))
+                      for e in c.elts]
+        elif isinstance(node, ast.Dict):
+            named = [k for k in node.keys if k is not None]
+        if any(isinstance(n, ast.Constant) and n.value in SOLVER_NAMES for n in named):
+            found.append((node.lineno, ast.unparse(node)[:80]))
+    return found
+
+
+def test_name_tests_are_found():
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        planted = Path(tmp) / "planted.py"
+        planted.write_text('def f(solver):\n    """dp_cd or cd."""\n'
+                           '    if solver == "gcd":\n        return {"dp_sgd": 1}\n'
+                           '    return solver in ("cd", "x")\n')
+        assert sorted(line for line, _ in solver_name_tests(planted)) == [3, 4, 5]
+
+
+def test_no_solver_name_test_outside_the_solvers():
+    """Consumers ask the specs (sparsedp.solvers.REGISTRY), never a solver's name."""
+    offenders = {str(path.relative_to(SOURCE)): found
+                 for path in SOURCE.rglob("*.py") if "solvers" not in path.parts
+                 for found in [solver_name_tests(path)] if found}
+    assert not offenders, offenders
+
+
+def test_no_module_over_700_lines():
+    sizes = {str(p.relative_to(SOURCE)): len(p.read_text().splitlines())
+             for pattern in ("*.py", "*.pyx", "*.pxd") for p in SOURCE.rglob(pattern)}
+    assert sizes and not {name: n for name, n in sizes.items() if n > 700}
