@@ -1,12 +1,12 @@
-"""sparsedp._kernels._noise: the integer noise laws against their exact laws, the tables'
-eta, and the grid's floating-point sensitivity bound."""
+"""sparsedp.random.IntegerNoise: the integer noise laws against their exact laws, the
+tables' eta (a replica of the tables, replayed draw for draw), the batch fill of the
+public Cython API, and the grid's floating-point sensitivity bound."""
 import math
 
 import numpy as np
 import pytest
 from scipy import special, stats
 
-from sparsedp._kernels._noise import _log_ratio
 from sparsedp.random import (
     MIN_SCALE, NOISE_ETA, IntegerNoise, float_sum_factor, grid_for, grid_scale,
 )
@@ -81,7 +81,7 @@ def test_tails_beyond_the_cells_follow_the_law():
     conditional law.  Scale 8192: 3e7 Gaussian draws give ~200 tail draws."""
     t = 8192.0
     noise = IntegerNoise("gaussian", t)
-    K_T = noise.tables["tail_start"]
+    K_T = math.ceil(4.5 * t)  # the documented start of the tail (_noise.pyx)
     draws = noise.draw(np.random.default_rng(5), 30_000_000)
     tail = np.abs(draws[np.abs(draws) >= K_T])
     p_tail = 2 * stats.norm.sf((K_T - 0.5) / t)
@@ -91,7 +91,7 @@ def test_tails_beyond_the_cells_follow_the_law():
     assert stats.kstest(tail, cond).pvalue > 1e-3
     b = 8192.0
     lap = IntegerNoise("laplace", b)
-    K_T = lap.tables["tail_start"]
+    K_T = math.ceil(12 * b)
     m = lap.draw(np.random.default_rng(6), 30_000_000)
     m = np.where(m >= 0, m, -m - 1)
     tail = m[m >= K_T]
@@ -100,35 +100,201 @@ def test_tails_beyond_the_cells_follow_the_law():
     assert stats.kstest(tail - K_T, lambda x: 1 - np.exp(-(np.floor(x) + 1) / b)).pvalue > 1e-3
 
 
-def test_tables_quantise_within_eta():
-    """The alias table's cell probabilities (exact multiples of 2**-64) against the
-    ideal law, recomputed independently: within the table's eta."""
-    for law, scale in (("gaussian", 8192.0), ("gaussian", 5e6), ("laplace", 9000.0)):
-        noise = IntegerNoise(law, scale)
-        tb = noise.tables
-        n_cells = tb["n_cells"]
-        thr, alias = tb["threshold"].astype(object), tb["alias"]
-        units = [0] * 512
-        for i in range(512):
-            units[i] += int(thr[i])
-            units[int(alias[i])] += 2 ** 55 - int(thr[i])
-        got = np.array(units[:n_cells + 1], dtype=float) / 2.0 ** 64
-        starts, widths = tb["cell_start"][:n_cells], tb["cell_width"][:n_cells]
-        p0 = np.exp(np.array([_log_ratio(law, scale, int(s), 0) for s in starts]))
-        K_T, B = tb["tail_start"], tb["tail_block"]
-        w = np.r_[widths * p0, 2 * B * math.exp(_log_ratio(law, scale, K_T, 0))]
-        np.testing.assert_allclose(got, w / w.sum(), rtol=noise.eta / 2)
-        assert sum(units) == 2 ** 64 and all(u == 0 for u in units[n_cells + 1:])
-        assert np.all(np.diff(starts) == widths[:-1]) and starts[-1] + widths[-1] == K_T
-        assert noise.eta <= NOISE_ETA
+# A replica of the sampler (sparsedp/_kernels/_noise.pyx) in Python: its tables,
+# built by the documented construction, and noise_draw word for word on the raw
+# 64-bit words of the generator (Generator.bit_generator.random_raw).  Replaying
+# IntegerNoise.draw bit for bit shows that the compiled tables are the replica's,
+# whose cell probabilities are then checked against the ideal law.
+LOW15, LOW24, LOW55, LOW63 = 2 ** 15 - 1, 2 ** 24 - 1, 2 ** 55 - 1, 2 ** 63 - 1
+
+
+def log_shape(k, t):
+    """log of int_{-1/2}^{1/2} exp(-(k u)/t^2 - u^2/(2 t^2)) du, the kernel's series."""
+    a, c = k / (t * t), 0.5 / (t * t)
+    a2 = a * a
+    s0 = 1.0 + a2 * (1.0 / 24.0 + a2 * (1.0 / 1920.0 + a2 * (
+        1.0 / 322560.0 + a2 * (1.0 / 92897280.0 + a2 * (1.0 / 40874803200.0)))))
+    s1 = 1.0 / 12.0 + a2 * (1.0 / 160.0 + a2 * (1.0 / 10752.0 + a2 * (1.0 / 2949120.0)))
+    s2 = 1.0 / 80.0 + a2 * (1.0 / 1792.0)
+    return math.log(s0 - c * s1 + 0.5 * c * c * s2)
+
+
+def log_ratio(law, scale, k, k0):
+    """log P(k) - log P(k0), 0 <= k0 <= k, of the ideal law (unnormalised)."""
+    d = float(k - k0)
+    if law == "laplace":
+        return -d / scale
+    return (-d * float(k + k0) / (2.0 * scale * scale)
+            + log_shape(float(k), scale) - log_shape(float(k0), scale))
+
+
+def replica_tables(law, scale):
+    """The cells, alias table and fast-acceptance bounds the construction builds."""
+    tail_start = math.ceil((4.5 if law == "gaussian" else 12.0) * scale)
+    mass = scale * math.sqrt(math.pi / 2) if law == "gaussian" else scale
+    base = math.ceil(tail_start / 400)
+    starts, widths, k = [], [], 0
+    while k < tail_start:
+        w = base
+        while w * math.exp(log_ratio(law, scale, k, 0)) < 2.0 ** -20 * mass \
+                and k + w < tail_start:
+            w *= 2
+        w = min(w, tail_start - k)
+        starts.append(k)
+        widths.append(w)
+        k += w
+    if law == "gaussian":
+        block = math.ceil(scale * scale * math.log(2.0) / (tail_start - 0.5) * (1 + 1e-9))
+    else:
+        block = math.ceil(scale * math.log(2.0) * (1 + 1e-9))
+    weights = [w * math.exp(log_ratio(law, scale, s, 0)) for s, w in zip(starts, widths)]
+    weights.append(2.0 * block * math.exp(log_ratio(law, scale, tail_start, 0)))
+    A, B = math.fsum(weights).as_integer_ratio()
+    exact = [(a * B * 2 ** 64, b * A) for a, b in (w.as_integer_ratio() for w in weights)]
+    units = [(2 * num + den) // (2 * den) for num, den in exact]
+    units[0] += 2 ** 64 - sum(units)
+    padded = units + [0] * (512 - len(units))  # Vose's alias method on integer units
+    threshold, alias, work = [0] * 512, list(range(512)), list(padded)
+    small = [i for i, u in enumerate(padded) if u < 2 ** 55]
+    large = [i for i, u in enumerate(padded) if u >= 2 ** 55]
+    while small and large:
+        s, g = small.pop(), large.pop()
+        threshold[s], alias[s] = work[s], g
+        work[g] -= 2 ** 55 - work[s]
+        (small if work[g] < 2 ** 55 else large).append(g)
+    for i in large + small:
+        threshold[i], alias[i] = 2 ** 55, i
+    fast = [int(math.exp(log_ratio(law, scale, s + w - 1, s)) * (1.0 - 2.0 ** -45) * 2.0 ** 63)
+            for s, w in zip(starts, widths)]
+    return dict(law=law, scale=scale, starts=starts, widths=widths, tail_start=tail_start,
+                block=block, threshold=threshold, alias=alias, fast=fast, units=units,
+                weights=weights)
+
+
+def replay_draws(tb, words, size, paths):
+    """``size`` draws of noise_draw from the iterator ``words``; ``paths`` counts
+    the branches taken."""
+    law, t = tb["law"], tb["scale"]
+    n_cells = len(tb["starts"])
+
+    def bounded(m):  # Lemire's method, exact
+        product = next(words) * m
+        if product % 2 ** 64 < m:
+            while product % 2 ** 64 < (2 ** 64 - m) % m:
+                product = next(words) * m
+                paths["lemire retry"] += 1
+        return product >> 64
+
+    def keep(log_p, v):
+        return float(v) < math.exp(log_p) * 2.0 ** 63
+
+    out = []
+    while len(out) < size:
+        word = next(words)
+        slot = word >> 55
+        thr = tb["threshold"][slot]
+        prefix = (word >> 40) & LOW15
+        if prefix != thr >> 40:
+            own = prefix < thr >> 40
+        else:
+            paths["alias undecided"] += 1
+            own = (prefix << 40 | next(words) >> 24) < thr
+        cell = slot if own else tb["alias"][slot]
+        neg = word & 1
+        if cell < n_cells:
+            start, width = tb["starts"][cell], tb["widths"][cell]
+            product = ((word >> 16) & LOW24) * width
+            if width <= 2 ** 18 and ((product & LOW24) >= width
+                                     or (product & LOW24) >= (2 ** 24 - width) % width):
+                k = start + (product >> 24)
+            else:
+                paths["wide or rejected cell draw"] += 1
+                k = start + bounded(width)
+            v = (word >> 1) & LOW15
+            if v >= tb["fast"][cell] >> 48:
+                paths["slow acceptance"] += 1
+                v = v << 48 | next(words) >> 16
+                if v >= tb["fast"][cell] and not keep(log_ratio(law, t, k, start), v):
+                    paths["rejected"] += 1
+                    continue
+        else:
+            paths["tail"] += 1
+            j, word = 0, next(words)
+            while word == 0:
+                j, word = j + 64, next(words)
+            j += (word & -word).bit_length() - 1
+            kj = tb["tail_start"] + j * tb["block"]
+            k = kj + bounded(tb["block"])
+            if law == "gaussian":
+                if k > 38.0 * t:
+                    continue
+                bt, btail = tb["block"] / t, tb["tail_start"] / t
+                log_p = (j * (math.log(2.0) - bt * btail - 0.5 * j * bt * bt)
+                         + log_shape(float(kj), t) - log_shape(float(tb["tail_start"]), t))
+            else:
+                log_p = j * (math.log(2.0) - tb["block"] / t)
+            log_p += log_ratio(law, t, k, kj)
+            if not keep(min(log_p, 0.0), next(words) & LOW63):
+                paths["rejected"] += 1
+                continue
+        if law == "laplace":
+            out.append(-k - 1 if neg else k)
+        elif k == 0 and neg:
+            continue
+        else:
+            out.append(-k if neg else k)
+    return np.array(out, dtype=np.int64)
+
+
+def raw_words(seed):
+    """The 64-bit words of default_rng(seed), as the sampler reads them."""
+    bits = np.random.default_rng(seed).bit_generator
+    while True:
+        yield from (int(w) for w in bits.random_raw(4096))
+
+
+@pytest.mark.parametrize("law,scale,size", [
+    ("gaussian", 8192.0, 400_000), ("gaussian", 5e6, 100_000), ("gaussian", 2.0 ** 30, 50_000),
+    ("laplace", 9000.0, 400_000)])
+def test_tables_quantise_within_eta(law, scale, size):
+    """The replica's alias table gives each cell (and the tail) an exact multiple of
+    2**-64 within the public eta of the ideal law, and IntegerNoise.draw is the
+    replica's sampler on those tables, draw for draw (seed 4), through every path
+    (tail, slow acceptance and rejection, wide cells; the scale 8192 runs hit the
+    tail a few times)."""
+    from collections import Counter
+    noise = IntegerNoise(law, scale)
+    tb = replica_tables(law, scale)
+    n_cells = len(tb["starts"])
+    units = [0] * 512
+    for i in range(512):
+        units[i] += tb["threshold"][i]
+        units[tb["alias"][i]] += 2 ** 55 - tb["threshold"][i]
+    assert units[:n_cells + 1] == tb["units"] and sum(units) == 2 ** 64
+    got = np.array(units[:n_cells + 1], dtype=float) / 2.0 ** 64
+    w = np.array(tb["weights"])
+    np.testing.assert_allclose(got, w / w.sum(), rtol=noise.eta / 2)
+    assert 0 < noise.eta <= NOISE_ETA
+    starts, widths = np.array(tb["starts"]), np.array(tb["widths"])
+    assert np.all(np.diff(starts) == widths[:-1]) and starts[-1] + widths[-1] == tb["tail_start"]
+    paths = Counter()
+    ours = replay_draws(tb, raw_words(4), size, paths)
+    np.testing.assert_array_equal(noise.draw(np.random.default_rng(4), size), ours)
+    assert paths["slow acceptance"] > 0 and paths["rejected"] > 0, paths
+    if scale <= 9000.0:
+        assert paths["tail"] > 0, paths
+    if scale >= 2.0 ** 30:
+        assert paths["wide or rejected cell draw"] >= size, paths  # every cell wider than 2**18
 
 
 def test_log_ratio_is_the_exact_discretised_gaussian_ratio():
+    """The series the sampler (and its replica above) computes log P(k) / P(k0) with,
+    against the exact law."""
     t = 1024.0
     for k, k0 in ((5, 0), (3000, 2990), (4700, 4608), (30000, 29000)):
         exact = math.log(gaussian_pmf(k, t) / gaussian_pmf(k0, t))
-        assert _log_ratio("gaussian", t, k, k0) == pytest.approx(exact, rel=1e-9, abs=1e-13)
-    assert _log_ratio("laplace", 100.0, 250, 50) == -2.0
+        assert log_ratio("gaussian", t, k, k0) == pytest.approx(exact, rel=1e-9, abs=1e-13)
+    assert log_ratio("laplace", 100.0, 250, 50) == -2.0
 
 
 def test_same_generator_state_same_draws():
@@ -216,22 +382,23 @@ def test_every_scale_from_min_scale_builds_a_table_within_eta():
 
 @pytest.mark.parametrize("law,scale", [("gaussian", 8192.0), ("gaussian", 2.0 ** 30),
                                        ("laplace", 16384.0), ("laplace", 3e7)])
-def test_batch_fill_equals_the_draws(law, scale):
-    """The kernels' fill (common case inlined) returns the very draws of noise_draw
-    (plus the Laplace shift 1/2), and leaves the generator in the same state."""
+def test_batch_fill_equals_the_draws(example, law, scale):
+    """The batch fill (``noise_fill``, common case inlined; public cimport, through
+    the example module) returns the very draws of IntegerNoise.draw (plus the
+    Laplace shift 1/2), and leaves the generator in the same state."""
     noise = IntegerNoise(law, scale)
     g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
-    a, b = noise.draw(g1, 200_000), noise.fill(g2, 200_000)
+    a, b = noise.draw(g1, 200_000), example.integer_noise(noise, g2, 200_000)
     np.testing.assert_array_equal(a + (0.5 if law == "laplace" else 0.0), b)
     assert g1.integers(2**62) == g2.integers(2**62)
 
 
 @pytest.mark.parametrize("scale", [2.0 ** 38.6, 2.0 ** 39.9])
-def test_fill_on_tables_with_cells_wider_than_2_to_32(scale):
+def test_fill_on_tables_with_cells_wider_than_2_to_32(example, scale):
     """Cells >= 2**32 wide have no packed copy: the batch fill must take the general path
     (it once returned the cells' starts, a few hundred values), with the law of draw."""
     noise = IntegerNoise("gaussian", scale)
-    filled = noise.fill(np.random.default_rng(0), 50000)
+    filled = example.integer_noise(noise, np.random.default_rng(0), 50000)
     drawn = noise.draw(np.random.default_rng(1), 50000)
     assert len(np.unique(filled)) > 49000
     assert stats.ks_2samp(filled, drawn).pvalue > 1e-3

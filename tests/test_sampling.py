@@ -1,4 +1,7 @@
-"""Batch samplers: Poisson batches have the Poisson law (binomial sizes, uniform subsets)."""
+"""Batch samplers: Poisson batches have the Poisson law (binomial sizes, uniform subsets).
+
+Batches are drawn through the public Cython API (``sample_batch``), by the example
+module ``examples/cython/noisy_sum.pyx`` (the ``example`` fixture, tests/conftest.py)."""
 import numpy as np
 import pytest
 from scipy import stats
@@ -6,10 +9,16 @@ from scipy import stats
 from sparsedp.random import Batches
 
 
+def draw(example, batches, seed, count):
+    """``count`` batches of ``batches`` from default_rng(seed)."""
+    rng = np.random.default_rng(seed)
+    return [example.poisson_batch(batches, rng) for _ in range(count)]
+
+
 @pytest.mark.parametrize("n, rate", [(800, 1 / 800), (45312, 8 / 45312), (60, 0.3)])
-def test_poisson_batch_sizes_are_binomial(n, rate):
+def test_poisson_batch_sizes_are_binomial(example, n, rate):
     """Chi-square goodness of fit of 40,000 sizes to Bin(n, q) (fixed seed, p-value > 1e-3)."""
-    sizes = np.array([len(b) for b in Batches(n, rate).draw(np.random.default_rng(0), 40000)])
+    sizes = np.array([len(b) for b in draw(example, Batches(n, rate), 0, 40000)])
     ks = np.arange(sizes.max() + 1)
     expected = stats.binom.pmf(ks, n, rate) * len(sizes)
     observed = np.bincount(sizes, minlength=len(ks))
@@ -23,10 +32,10 @@ def test_poisson_batch_sizes_are_binomial(n, rate):
     assert stats.chisquare(obs, exp_w).pvalue < 1e-3
 
 
-def test_poisson_rows_are_independent_and_uniform():
+def test_poisson_rows_are_independent_and_uniform(example):
     """Each row's inclusion frequency is q; the batches have distinct rows."""
     n, rate = 50, 0.2
-    batches = Batches(n, rate).draw(np.random.default_rng(1), 20000)
+    batches = draw(example, Batches(n, rate), 1, 20000)
     assert all(len(set(b.tolist())) == len(b) for b in batches)
     counts = np.bincount(np.concatenate(batches), minlength=n)
     assert stats.chisquare(counts).pvalue > 1e-3
@@ -36,12 +45,12 @@ def test_poisson_rows_are_independent_and_uniform():
     assert both == pytest.approx(rate ** 2, abs=4 * np.sqrt(rate ** 2 / len(batches)))
 
 
-def test_fixed_batches_and_rate_one():
-    b = Batches(30, 0.5, 7).draw(np.random.default_rng(2), 3000)
+def test_fixed_batches_and_rate_one(example):
+    b = draw(example, Batches(30, 0.5, 7), 2, 3000)
     assert all(len(x) == 7 and len(set(x.tolist())) == 7 for x in b)
     counts = np.bincount(np.concatenate(b), minlength=30)
     assert stats.chisquare(counts).pvalue > 1e-3
-    every = Batches(12, 1.0).draw(np.random.default_rng(0), 3)
+    every = draw(example, Batches(12, 1.0), 0, 3)
     assert all(np.array_equal(np.sort(x), np.arange(12)) for x in every)
     assert Batches(12, 1.0).eta == Batches(30, 0.5, 7).eta == 0.0
 

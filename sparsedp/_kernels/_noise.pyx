@@ -259,13 +259,6 @@ cdef void noise_fill(const NoiseTable* table, bitgen_t* rng, Py_ssize_t count,
             out[i] = <double> ((k ^ -neg) + neg)
 
 
-
-
-def _log_ratio(law, double scale, int64_t k, int64_t k0):
-    """log P(k) - log P(k0) as the sampler computes it (tests, table building)."""
-    return log_ratio(NOISE_GAUSSIAN if law == "gaussian" else NOISE_LAPLACE, scale, k, k0)
-
-
 def _vose(units, n_slots, slot_units):
     """Integer alias table: slot i keeps its own cell below threshold[i] (out of
     ``slot_units``), else alias[i]; cell c gets exactly ``units[c]`` units."""
@@ -391,17 +384,6 @@ cdef class IntegerNoise:
                 view[i] = noise_draw(&self.table, rng)
         return out
 
-    def fill(self, generator, Py_ssize_t size):
-        """``size`` draws plus the shift through the kernels' batch fill (the same
-        draws as :meth:`draw`, shifted; tests and benchmarks)."""
-        out = np.empty(size)
-        cdef double[::1] view = out
-        cdef bitgen_t* rng = generator_bitgen(generator)
-        if size:
-            with generator.bit_generator.lock, nogil:
-                noise_fill(&self.table, rng, size, &view[0])
-        return out
-
     def release(self, values, inv_grid, grid, generator):
         """``grid * (rint(values * inv_grid) + K)`` element-wise, K from this law.
 
@@ -423,19 +405,6 @@ cdef class IntegerNoise:
                 ov[i] = grid_release(xv[i], iv[i], gv[i],
                                      noise_draw(&self.table, rng) + self.table.shift)
         return out.reshape(shape)
-
-    @property
-    def tables(self):
-        """The sampler's tables (tests): a dict of arrays and constants."""
-        n = NOISE_SLOTS
-        return {"n_cells": self.table.n_cells,
-                "cell_start": np.array([self.table.cell_start[i] for i in range(n)]),
-                "cell_width": np.array([self.table.cell_width[i] for i in range(n)]),
-                "tail_start": self.table.tail_start, "tail_block": self.table.tail_block,
-                "threshold": np.array([self.table.threshold[i] for i in range(n)], dtype=np.uint64),
-                "alias": np.array([self.table.alias[i] for i in range(n)]),
-                "fast_accept": np.array([self.table.fast_accept[i] for i in range(n)],
-                                        dtype=np.uint64)}
 
 
 def float_sum_factor(n_terms):

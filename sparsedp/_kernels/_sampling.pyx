@@ -23,8 +23,6 @@ import functools
 
 import numpy as np
 
-from ._random cimport generator_bitgen
-
 __all__ = ["Batches"]
 
 #: sizes of probability below this are never drawn (their mass is the tv)
@@ -123,16 +121,3 @@ cdef class Batches:
         self.sampler.n, self.sampler.fixed, self.sampler.n_sizes = n, fixed, sizes
         self.sampler.cum_hi, self.sampler.cum_lo = &hv[0], &lv[0]
         self.sampler.chosen = &cv[0]
-
-    def draw(self, generator, Py_ssize_t count):
-        """``count`` batches (a list of int64 arrays), for tests."""
-        cdef bitgen_t* rng = generator_bitgen(generator)
-        rows = np.empty(self.n, dtype=np.int64)
-        cdef int64_t[::1] rv = rows
-        out = []
-        cdef int64_t m
-        for _ in range(count):
-            with generator.bit_generator.lock, nogil:
-                m = sample_batch(&self.sampler, rng, &rv[0])
-            out.append(rows[:m].copy())
-        return out

@@ -86,11 +86,11 @@ def test_dp_scd_pair_moves_every_coordinate_by_the_clip(steps, sampling, row_nor
 
 
 @pytest.mark.audit
-def test_noise_fill_matches_noise_draw_at_the_walk_scale():
+def test_noise_fill_matches_noise_draw_at_the_walk_scale(example):
     """The eager path draws with ``noise_fill`` from the walk's first table; its
     docstring promises the draws of ``noise_draw``.  At the run's walk scale the two
     must agree bit for bit (they do below cells of 2**32)."""
-    from sparsedp._kernels._noise import IntegerNoise
+    from sparsedp.random import IntegerNoise
     X, _, y, penalty = mech.dp_scd_datasets()
     res = dp_scd(X, y, Squared(), penalty, epsilon=mech.SCD_EPSILON, delta=mech.DELTA,
                  passes=1, clip=mech.C_J, batch_size=X.shape[0], lazy=False, random_state=0)
@@ -98,5 +98,5 @@ def test_noise_fill_matches_noise_draw_at_the_walk_scale():
                                            + math.ceil(math.sqrt(X.shape[1])))
     table = IntegerNoise("gaussian", scale)
     drawn = table.draw(np.random.default_rng(0), 4096)
-    filled = table.fill(np.random.default_rng(0), 4096)
+    filled = example.integer_noise(table, np.random.default_rng(0), 4096)  # noise_fill
     np.testing.assert_array_equal(filled, drawn.astype(np.float64))
