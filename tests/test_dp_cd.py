@@ -10,9 +10,7 @@ from scipy import stats
 
 from problems import make_sparse_problem
 from sparsedp._kernels import kernel_id
-from sparsedp._kernels._dp_cd_fast import (
-    BATCH_SIZE as BATCH, CoordinateBlocks, RandomStreams, dp_cd_steps, sigmoid_neg,
-)
+from sparsedp._kernels._dp_cd_fast import CoordinateBlocks, RandomStreams, dp_cd_steps
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.exceptions import PrivacyLeakWarning
 from sparsedp.penalties import L1, L2, ElasticNet
@@ -29,8 +27,28 @@ CASES = [
     (Logistic(), L2(0.01), True),
 ]
 
-HEADER = np.dtype([("step", "f8"), ("clip", "f8"), ("theta", "f8"), ("wsum", "f8"),
-                   ("stamp", "i8"), ("nnz", "i8")])  # a block's header (CoordinateBlocks)
+BATCH = 256  # coordinates drawn at a time: integers(0, p, 256) (RandomStreams)
+
+
+def coordinates_of_steps(p, selection, seed, count):
+    """The coordinates of ``count`` kernel steps with RandomStreams(p, default_rng(seed),
+    ..., selection), each read off the run: on X = I (one nonzero per column, large
+    labels, step 1e-3) every step moves exactly its coordinate."""
+    X = sp.identity(p, format="csc")
+    y = 1e3 + np.arange(p, dtype=np.float64)
+    blocks = CoordinateBlocks(X, np.full(p, 1e-3), np.full(p, np.inf), np.zeros(p))
+    margin = np.zeros(p)
+    deriv = Squared().derivative(margin, y)
+    streams = RandomStreams(p, np.random.default_rng(seed), np.random.default_rng(0),
+                            selection=selection)
+    out, before = np.empty(count, dtype=np.int64), blocks.get_theta()
+    for k in range(count):
+        dp_cd_steps(SQUARED, blocks, y, margin, deriv, "none", 0.0, 0.0, False, k, 1, 0.0,
+                    0.0, streams)
+        after = blocks.get_theta()
+        (moved,) = np.flatnonzero(after != before)
+        out[k], before = moved, after
+    return out
 
 
 def noisy_streams(p, sd):
@@ -542,27 +560,23 @@ def test_shuffle_updates_every_coordinate_once_per_pass():
 def test_uniform_coordinates_are_numpys_integers():
     """order='uniform' draws exactly Generator.integers(0, p, 256) batch after batch."""
     p = 1000
-    streams = RandomStreams(p, np.random.default_rng(7), np.random.default_rng(0))
-    got = np.concatenate([streams.take(300), streams.take(700)])
+    got = coordinates_of_steps(p, "uniform", 7, 1000)
     expect = np.random.default_rng(7).integers(0, p, size=4 * BATCH)[:1000]
     np.testing.assert_array_equal(got, expect)
 
 
 def test_shuffle_draws_uniform_permutations():
     """order='shuffle': every block of p coordinates is a permutation, and the
-    6 permutations of 3 coordinates are equally likely (chi-square, 12,000 blocks)."""
-    streams = RandomStreams(3, np.random.default_rng(0), np.random.default_rng(0),
-                            selection="shuffle")
-    blocks = streams.take(3 * 12_000).reshape(-1, 3)
+    6 permutations of 3 coordinates are equally likely (chi-square, 12,000 blocks);
+    the coordinates are read off the kernel's steps."""
+    blocks = coordinates_of_steps(3, "shuffle", 0, 3 * 12_000).reshape(-1, 3)
     assert np.all(np.sort(blocks, axis=1) == [0, 1, 2])
     codes = blocks[:, 0] * 3 + blocks[:, 1]  # the first two fix the permutation
     counts = np.unique(codes, return_counts=True)[1]
     assert len(counts) == 6
     assert stats.chisquare(counts).pvalue > 1e-3
     # larger p: blocks are permutations, and position 0 is uniform over coordinates
-    streams = RandomStreams(50, np.random.default_rng(1), np.random.default_rng(0),
-                            selection="shuffle")
-    blocks = streams.take(50 * 2_000).reshape(-1, 50)
+    blocks = coordinates_of_steps(50, "shuffle", 1, 50 * 1_000).reshape(-1, 50)
     assert np.all(np.sort(blocks, axis=1) == np.arange(50))
     assert stats.chisquare(np.bincount(blocks[:, 0], minlength=50)).pvalue > 1e-3
 
@@ -615,24 +629,33 @@ def test_coordinate_blocks_hold_columns_and_theta(n, narrow_rows, row_size):
     steps, clips, theta = rng.random(p), rng.random(p), rng.standard_normal(p)
     blocks = CoordinateBlocks(X, steps, clips, theta, narrow_rows=narrow_rows)
     assert blocks.narrow_rows == (row_size == 10)
-    assert blocks.nonzero_dtype.itemsize == row_size
-    assert np.all(blocks.offsets % 8 == 0)
-    for j in range(p):
-        o = int(blocks.offsets[j])
-        h = blocks.buffer[o:o + 48].view(HEADER)[0]
-        m = X.indptr[j + 1] - X.indptr[j]
-        assert (h["step"], h["clip"], h["theta"], h["wsum"], h["stamp"], h["nnz"]) == (
-            steps[j], clips[j], theta[j], 0.0, 1, m)
-        nz = blocks.buffer[o + 48:o + 48 + row_size * m].view(blocks.nonzero_dtype)
-        np.testing.assert_array_equal(nz["value"], X.data[X.indptr[j]:X.indptr[j + 1]])
-        np.testing.assert_array_equal(nz["row"], X.indices[X.indptr[j]:X.indptr[j + 1]])
-        assert blocks.offsets[j + 1] - o < 48 + row_size * m + 8
     np.testing.assert_array_equal(blocks.get_theta(), theta)
     blocks.set_theta(-theta)
     np.testing.assert_array_equal(blocks.get_theta(), -theta)
-    copy = blocks.offsets  # the kernel trusts the layout: Python gets copies
-    copy[1] = 10**12
-    assert blocks.offsets[1] != copy[1]
+    blocks.set_theta(theta)
+    # what the blocks hold, seen through the kernel: each noiseless step on j (seed
+    # 5's integers) moves theta_j by -step_j times the clipped gradient of column j
+    # and the margins by exactly delta X_ij at its rows
+    y = rng.standard_normal(n) * 3
+    margin = X @ theta
+    deriv = Squared().derivative(margin, y)
+    streams = RandomStreams(p, np.random.default_rng(5), np.random.default_rng(0))
+    order = np.random.default_rng(5).integers(0, p, size=2 * BATCH)
+    for k in range(3 * p):
+        j = int(order[k])
+        before, m_before = blocks.get_theta(), margin.copy()
+        col = slice(X.indptr[j], X.indptr[j + 1])
+        rows, values = X.indices[col], X.data[col]
+        grad = np.clip(values * deriv[rows], -clips[j], clips[j]).sum() / n
+        dp_cd_steps(SQUARED, blocks, y, margin, deriv, "none", 0.0, 0.0, False, k, 1, 0.0,
+                    0.0, streams)
+        after = blocks.get_theta()
+        assert np.array_equal(np.flatnonzero(after != before), [j] if grad else [])
+        assert after[j] == pytest.approx(before[j] - steps[j] * grad, rel=1e-14)
+        expect = m_before.copy()
+        expect[rows] += (after[j] - before[j]) * values
+        np.testing.assert_array_equal(margin, expect)
+    assert set(order[:3 * p].tolist()) >= {p - 3, p - 2, p - 1}  # empty, last row, dense
 
 
 def test_narrow_rows_refuse_more_than_65536_samples():
@@ -691,44 +714,67 @@ def test_lazy_average_in_the_headers_equals_the_naive_average():
                                            np.mean(iterates, axis=0), rtol=1e-12, atol=1e-15)
         assert len({tuple(t) for t in iterates}) > 10  # the iterates did move
 
-    def sums():
-        buf = blocks.buffer
-        return [tuple(buf[o:o + 48].view(HEADER)[0])[3:5] for o in blocks.offsets[:-1]]
-    before = sums()
+    averaged = blocks.get_average(60)
     dp_cd_steps(SQUARED, blocks, y, margin, deriv, "grid", grid, inv, False, 60, 50, 0.05, 0.0,
                 streams)
     assert not np.array_equal(blocks.get_theta(), iterates[-1])
-    assert sums() == before
+    blocks.set_theta(iterates[-1])  # the running sums untouched: the same average
+    np.testing.assert_array_equal(blocks.get_average(60), averaged)
     with pytest.raises(ValueError, match="k must be >= 1"):
         blocks.get_average(0)
     # an average up to an iterate before the last recorded move cannot be formed
     blocks.reset_average()
-    dp_cd_steps(SQUARED, blocks, y, margin, deriv, "grid", grid, inv, True, 0, 30, 0.05, 0.0,
-                streams)
-    last = max(t[4] for t in (blocks.buffer[o:o + 48].view(HEADER)[0]
-                              for o in blocks.offsets[:-1]))
+    iterates = [blocks.get_theta()]
+    for k in range(30):
+        dp_cd_steps(SQUARED, blocks, y, margin, deriv, "grid", grid, inv, True, k, 1, 0.05,
+                    0.0, streams)
+        iterates.append(blocks.get_theta())
+    # the last step that moved (0-based k) recorded iterate k + 1
+    last = 1 + max(k for k in range(30) if not np.array_equal(iterates[k + 1], iterates[k]))
     assert last > 2
     blocks.get_average(last - 1)
     with pytest.raises(ValueError, match="before the last recorded move"):
         blocks.get_average(last - 2)
 
 
+def kernel_sigmoid(t):
+    """``(t', 1 / (1 + exp(t')))`` from the kernel's logistic derivative cache, t' ~ t.
+
+    One noiseless step on a column of ones (labels 1, clip inf, step 1, the cache
+    set to -1 so the gradient is -n / n) moves theta by delta ~ 1 and every margin
+    from ``t - delta`` to t'; the kernel then refreshes ``deriv_i = -sigmoid(-t'_i)``
+    with its vectorised loop, CHUNK (128) rows at a time."""
+    t = np.asarray(t, dtype=np.float64)
+    n = t.size
+    X = sp.csc_array((np.ones(n), np.arange(n), [0, n]), shape=(n, 1))
+    delta = float(n) * (1.0 / n)  # the step: -(-n * (1 / n)) in the kernel's arithmetic
+    margin = t - delta
+    deriv = np.full(n, -1.0)
+    blocks = CoordinateBlocks(X, np.ones(1), np.full(1, np.inf), np.zeros(1))
+    dp_cd_steps(kernel_id(Logistic()), blocks, np.ones(n), margin, deriv, "none", 0.0, 0.0,
+                False, 0, 1, 0.0, 0.0,
+                RandomStreams(1, np.random.default_rng(0), np.random.default_rng(0)))
+    assert blocks.get_theta()[0] == delta
+    return margin, -deriv
+
+
 def test_sigmoid_loop_against_extended_precision():
     """The vectorised loop behind the logistic derivative cache: 1 / (1 + exp(t))
     within 2 ulp of an 80-bit computation for |t| < 700, exactly 0 / 1 beyond
-    (as ``loss_derivative``), 1/2 at +-0."""
+    (as ``loss_derivative``), 1/2 at 0; read off the kernel's derivative cache."""
     t = np.concatenate([np.linspace(-710, 710, 1_000_001),
                         np.random.default_rng(0).standard_normal(100_000) * 5])
     if np.finfo(np.longdouble).eps >= np.finfo(np.float64).eps:
         pytest.skip("no extended precision long double on this platform")
-    got = sigmoid_neg(t)
+    t, got = kernel_sigmoid(t)
     inside = np.abs(t) < 700
     ref = 1 / (1 + np.exp(t[inside].astype(np.longdouble)))
     rel = np.abs((got[inside] - ref) / ref).astype(np.float64)
     assert rel.max() <= 2 * np.finfo(np.float64).eps
     assert np.all(got[t >= 700] == 0.0) and np.all(got[t <= -700] == 1.0)
-    np.testing.assert_array_equal(sigmoid_neg(np.array([0.0, -0.0, np.inf, -np.inf])),
-                                  [0.5, 0.5, 0.0, 1.0])
+    t, got = kernel_sigmoid(np.array([0.0, 700.0, np.inf, -np.inf]))
+    np.testing.assert_array_equal(t, [0.0, 700.0, np.inf, -np.inf])
+    np.testing.assert_array_equal(got, [0.5, 0.0, 0.0, 1.0])
 
 
 def test_sigmoid_loop_is_the_same_ieee_computation_on_every_cpu():
@@ -739,6 +785,7 @@ def test_sigmoid_loop_is_the_same_ieee_computation_on_every_cpu():
     t = np.concatenate([rng.standard_normal(200_000) * 10, rng.uniform(-720, 720, 50_000),
                         [0.0, -0.0, 699.9999, 700.0, -700.0, 1e-300, -1e-300]])
     t = t[rng.permutation(t.size)][:250_003]  # an odd length: the loops' tails too
+    t, got = kernel_sigmoid(t)  # the kernel's margins (t - delta + delta) and its values
     a = np.minimum(np.abs(t), 700.0)
     shifter = 6755399441055744.0
     ks = -a * 1.4426950408889634 + shifter
@@ -752,7 +799,7 @@ def test_sigmoid_loop_is_the_same_ieee_computation_on_every_cpu():
     e = np.where(np.abs(t) < 700.0, poly * scale.view(np.float64), 0.0)
     inv = 1.0 / (1.0 + e)
     ref = np.where(t > 0.0, e * inv, inv)
-    np.testing.assert_array_equal(sigmoid_neg(t).view(np.uint64), ref.view(np.uint64))
+    np.testing.assert_array_equal(got.view(np.uint64), ref.view(np.uint64))
 
 
 def test_logistic_derivative_cache_after_moving_steps():

@@ -112,32 +112,19 @@ cdef inline void move_margin(int loss, const nonzero_t* nz, int64_t m, double de
         start += count
 
 
-def sigmoid_neg(t):
-    """``1 / (1 + exp(t))`` by the loop that refreshes the kernel's logistic derivatives.
-
-    Exposed for tests: its values against an independent computation.
-    """
-    out = np.array(t, dtype=np.float64, copy=True, order="C").reshape(-1)
-    cdef double[::1] view = out
-    if view.shape[0]:
-        sigmoid_neg_fill(&view[0], &view[0], view.shape[0])
-    return out.reshape(np.shape(t))
-
-
 cdef class CoordinateBlocks:
     """Per-coordinate parameters, iterate and column of a CSC matrix, one block each.
 
     Block j (at byte ``offsets[j]``, 8-byte aligned) is a 48-byte header (step
     size, clipping threshold, theta_j, the lazy average's wsum_j and stamp_j,
     nnz) followed by column j's nonzeros as packed (value, row) pairs in CSC
-    order (:attr:`nonzero_dtype`): 10 bytes with uint16 rows when X has at most
-    65,536 rows (``narrow_rows``), 12 with int32 rows otherwise (random access
-    costs its cache misses: smaller blocks, fewer lines).
-    ``offsets[p]`` is the total size; the buffer is 64-byte aligned.  ``buffer``
-    and ``offsets`` are copies: the kernel trusts the layout, so Python code
-    never writes to it (theta: :meth:`set_theta`; the average:
-    :meth:`reset_average`).  Not thread-safe: one :func:`dp_cd_steps` call at a
-    time per instance.
+    order: 10 bytes with uint16 rows when X has at most 65,536 rows
+    (``narrow_rows``), 12 with int32 rows otherwise (random access costs its
+    cache misses: smaller blocks, fewer lines).  ``offsets[p]`` is the total
+    size; the buffer is 64-byte aligned.  The kernel trusts the layout, so Python
+    code never sees it (theta: :meth:`get_theta`, :meth:`set_theta`; the average:
+    :meth:`reset_average`, :meth:`get_average`).  Not thread-safe: one
+    :func:`dp_cd_steps` call at a time per instance.
 
     Parameters
     ----------
@@ -217,21 +204,6 @@ cdef class CoordinateBlocks:
                     wide[q].value = s if constant else data[indptr[j] + q]
                     wide[q].row = q if constant else indices[indptr[j] + q]
 
-    @property
-    def buffer(self):
-        """A copy of the blocks (bytes; the kernel's own stay out of reach)."""
-        return self._buffer.copy()
-
-    @property
-    def nonzero_dtype(self):
-        """The dtype of the (value, row) pairs after each 48-byte header."""
-        return np.dtype([("value", "f8"), ("row", "u2" if self.narrow_rows else "i4")])
-
-    @property
-    def offsets(self):
-        """A copy of the byte offsets of the blocks (n_features + 1)."""
-        return self._offsets.copy()
-
     cdef inline Header* header(self, Py_ssize_t j) noexcept nogil:
         return <Header*> (self.base + self.offset[j])
 
@@ -278,8 +250,6 @@ cdef class CoordinateBlocks:
         for j in range(self.n_features):
             self.header(j).theta = view[j]
 
-
-BATCH_SIZE = BATCH
 
 
 cdef inline void prefetch_block(const char* first, const char* end) noexcept nogil:
@@ -363,18 +333,6 @@ cdef class RandomStreams:
                     self.permutation_pos = 0
                 out[b] = self.permutation[self.permutation_pos]
                 self.permutation_pos += 1
-
-    def take(self, Py_ssize_t count):
-        """The next ``count`` coordinates, consumed as ``count`` steps would be (tests)."""
-        out = np.empty(count, dtype=np.int64)
-        cdef int64_t[::1] view = out
-        cdef Py_ssize_t k
-        with self.index_generator.bit_generator.lock:
-            self.prime()
-            for k in range(count):
-                view[k] = self.indices[self.index_pos]
-                self.consumed_until(self.index_pos + 1)
-        return out
 
     cdef inline void consumed_until(self, Py_ssize_t pos) noexcept nogil:
         """Indices before ring position ``pos`` (1..RING) are used: move on, and
