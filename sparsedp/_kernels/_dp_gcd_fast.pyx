@@ -374,38 +374,6 @@ cdef class GreedyKernel:
                 self.noisy_max.flush()
         return selected, released
 
-    def reset(self, coef):
-        """Set the iterate to ``coef`` and recompute everything from it."""
-        cdef Py_ssize_t k
-        coef = np.asarray(coef, dtype=np.float64)
-        if coef.shape != (self.p,):
-            raise ValueError(f"coef must have shape ({self.p},), got {coef.shape}")
-        np.asarray(self.w)[:] = coef
-        self.recompute()
-        for k in range(self.p):
-            self.noisy_max.set_score(k, self.score(k))
-        self.noisy_max.flush()
-
-    def scores(self):
-        """The current score of every coordinate (recomputed from the state)."""
-        return np.array([self.score(k) for k in range(self.p)])
-
-    def exact_gradient(self):
-        """``(1/n) sum_i clip(X_ik loss'(z_i, y_i), C_k)`` from scratch (for tests)."""
-        G = np.empty(self.p)
-        cdef double[::1] fresh = np.empty(max(self.n, 1))
-        cdef Py_ssize_t i, j
-        for i in range(self.n):
-            fresh[i] = loss_derivative(self.loss, self.margin[i], self.y[i])
-        for j in range(self.p):
-            G[j] = self.column_clipped_gradient(j, &fresh[0])
-        return G / self.n
-
-    @property
-    def gradient(self):
-        """The incrementally maintained clipped gradient ``G / n``."""
-        return np.asarray(self.G) / self.n
-
     @property
     def coef(self):
         return np.asarray(self.w).copy()
