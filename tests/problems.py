@@ -1,4 +1,5 @@
 """Problem generators and paths shared by the tests (importable: tests/ is on pythonpath)."""
+import math
 import os
 import pathlib
 
@@ -96,3 +97,30 @@ def gsq_model_value(penalty, w, grad, lipschitz):
             change = change + 0.5 * penalty.l2 * d * (2.0 * w + d)
         value = grad * d + 0.5 * lipschitz * d * d + change
     return np.where(np.isnan(value), -np.inf, value)
+
+
+# NoisyMax's HEAD_BITS (sparsedp/_kernels/_noisy_max.pyx): a score may rise
+# (HEAD_BITS - 1) log 2 b above ref before the weights are re-referenced.
+NOISY_MAX_HEAD_BITS = 24
+
+
+def noisy_max_weights(nm):
+    """The integer weights r_k of ``NoisyMax``'s exponential sampler, recomputed from
+    its public state (``scores``, ``ref``, ``scale``, ``units``) with the kernel's own
+    double operations (``NoisyMax.integer_weight``, libm's exp, as Python's math):
+    ``x = (s_k - ref) / b``; ``r_k = 1`` below ``x_one = -(Q + 1) log 2`` (where
+    ``2^Q e^x < 1/2``), else ``ceil(2^Q exp(x))`` (the product by 2^Q is exact, and so
+    is the ceiling of a double: Python ints).  The sampler's word-for-word replays
+    (tests/test_noisy_max_float.py, tests/test_dp_gcd.py) draw with these weights, so
+    a replica that differs from the kernel fails them."""
+    assert nm.scale > 0
+    scores = [float(s) for s in nm.scores]
+    assert len(scores) == nm.p
+    x_head = (NOISY_MAX_HEAD_BITS - 1) * math.log(2)
+    x_one = -(nm.units + 1) * math.log(2)
+    weights = []
+    for s in scores:
+        x = (s - nm.ref) / nm.scale
+        assert x <= x_head  # past the headroom the kernel re-references at flush
+        weights.append(1 if x < x_one else math.ceil(math.ldexp(math.exp(x), nm.units)))
+    return weights

@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 from scipy import integrate, optimize, stats
 
-from problems import gsq_model_value, make_sparse_problem
+from problems import gsq_model_value, make_sparse_problem, noisy_max_weights
 from sparsedp._kernels import kernel_id
 from sparsedp._kernels._dp_gcd_fast import GreedyKernel
 from sparsedp._kernels._noisy_max import block_size
@@ -145,9 +145,9 @@ def test_selection_over_many_blocks_and_after_updates(selection):
 
 def test_exponential_selection_is_the_integer_inverse_cdf():
     # same random stream: the block descent picks what the naive inverse CDF over
-    # the integer weights picks, draw for draw (a uniform integer below their sum
-    # from 64-bit words by masked rejection; every weight here is an exact integer,
-    # so no acceptance test runs)
+    # the integer weights (problems.noisy_max_weights) picks, draw for draw (a
+    # uniform integer below their sum from 64-bit words by masked rejection; every
+    # weight here is an exact integer, so no acceptance test runs)
     import bisect
     import itertools
     rng = np.random.default_rng(7)
@@ -155,7 +155,7 @@ def test_exponential_selection_is_the_integer_inverse_cdf():
     b = 0.3
     nm = NoisyMax(s, b, "exponential", np.random.default_rng(8))
     lazy = nm.draw(5000)
-    r = nm.integer_weights()
+    r = noisy_max_weights(nm)
     assert min(r) > 2 ** 52
     assert abs(r[0] / r[1] - math.exp((s[0] - s[1]) / b)) < 1e-12
     cum, total = list(itertools.accumulate(r)), sum(r)

@@ -4,6 +4,11 @@ floating point").
 * Exponential mechanism: the sampler's law is known exactly (an exact uniform
   integer below the sum of the integer weights r_k, then k's acceptance
   probability ``m_k / 2^(53 + n_k)``), so it is computed in rational arithmetic
+  (r_k and (n_k, m_k) recomputed from the public ``scores``, ``ref``, ``scale``
+  and ``units`` with the kernel's double operations: ``problems.noisy_max_weights``
+  and ``acceptances``; the sampler's draws, replayed word for word from random
+  and from chosen generator words, pin them to the kernel's own, boundary by
+  boundary)
   and compared, index by index, with the ideal law ``exp(s_k / b) / Z``
   evaluated independently with mpmath at 60 digits: the log-ratio must be within
   ``eta(g_k) = 2^-50 (g_k / b + log p + 320)`` (g_k the gap to the best score)
@@ -24,12 +29,13 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+from problems import NOISY_MAX_HEAD_BITS as HEAD_BITS
+from problems import noisy_max_weights
 from sparsedp.random import NoisyMax
 
 mpmath = pytest.importorskip("mpmath")
 mpmath.mp.dps = 60
 
-HEAD_BITS = 24  # the module's constant: a score may rise (HEAD_BITS - 1) log 2 b above ref
 
 
 def eta_bound(scores, b):
@@ -54,9 +60,10 @@ def acceptances(nm):
     ``a = exp(la)``, ``la = (s_k - ref) / b + Q log 2 - log r_k``, as ``n`` zero bits
     and a 53-bit threshold ``ceil(2^53 exp(la + n log 2))``.
     ``test_exponential_descent_replays_the_integer_inverse_cdf_with_acceptance``
-    replays the sampler's draws with it, word for word."""
+    and ``test_exponential_replay_pins_every_weight_at_its_boundaries`` replay
+    the sampler's draws with it and ``problems.noisy_max_weights``, word for word."""
     out = []
-    for s, r in zip(nm.scores, nm.integer_weights()):
+    for s, r in zip(nm.scores, noisy_max_weights(nm)):
         if r > 2 ** 52:
             out.append((0, 2 ** 53))
             continue
@@ -74,7 +81,7 @@ def acceptances(nm):
 def implemented_law(nm):
     """The exact law of the exponential sampler, as Fractions."""
     weights = []
-    for r, (n, m) in zip(nm.integer_weights(), acceptances(nm)):
+    for r, (n, m) in zip(noisy_max_weights(nm), acceptances(nm)):
         weights.append(Fraction(0) if n < 0 else Fraction(r * m, 2 ** (53 + n)))
     total = sum(weights)
     return [w / total for w in weights]
@@ -153,7 +160,7 @@ def test_exponential_law_at_the_edges_of_the_reference_range():
     nm.update([1], [up])
     s[1] = up
     assert nm.n_rebuilds == rebuilds
-    assert max(nm.integer_weights()) > 2 ** (nm.units + HEAD_BITS - 2)
+    assert max(noisy_max_weights(nm)) > 2 ** (nm.units + HEAD_BITS - 2)
     assert max(log_errors(nm, s, b)) < 1e-11
     # the best falls to just above the floor (no rebuild): most weights are
     # no longer exact integers, they take the acceptance test
@@ -272,7 +279,7 @@ def test_laplace_over_many_blocks_with_ties_and_deep_scores():
     s[top[:3]] = 0.0
     s[top[3:]] = rng.uniform(-4.0, -0.5, 20)
     nm = NoisyMax(s, b, "laplace", np.random.default_rng(12))
-    assert sum(r == 1 for r in nm.integer_weights()) > 4000
+    assert sum(r == 1 for r in noisy_max_weights(nm)) > 4000
     counts = np.bincount(nm.draw(100_000), minlength=p)
     observed = np.r_[counts[top], counts.sum() - counts[top].sum()]
     assert observed[-1] == 0  # P(a score 30 b below wins) < 5000 e^-30
@@ -281,12 +288,13 @@ def test_laplace_over_many_blocks_with_ties_and_deep_scores():
 
 
 def test_integer_weights_are_the_rounded_up_exponential():
-    # r_k = max(1, ceil(2^Q exp((s_k - ref) / b))), exact above 2^52
+    # r_k = max(1, ceil(2^Q exp((s_k - ref) / b))), exact above 2^52 (the replica's
+    # weights: the replays below pin them to the kernel's)
     s = np.array([0.0, -1.0, -30.0, -60.0, -68.0, -200.0, -2000.0])
     nm = NoisyMax(s, 1.0, "exponential", np.random.default_rng(13))
     q = nm.units
     assert q == 126 - HEAD_BITS - len(s).bit_length()
-    for r, x, (n, m) in zip(nm.integer_weights(), s, acceptances(nm)):
+    for r, x, (n, m) in zip(noisy_max_weights(nm), s, acceptances(nm)):
         target = mpmath.ldexp(mpmath.exp(mpmath.mpf(x)), q)
         assert r >= 1
         assert r - 1 < target * (1 + mpmath.mpf(2) ** -50)
@@ -308,14 +316,55 @@ def test_exponential_descent_replays_the_integer_inverse_cdf_with_acceptance():
     s = s - floor
     nm.update(np.arange(4), s)
     acc = acceptances(nm)
-    r = nm.integer_weights()
+    r = noisy_max_weights(nm)
     assert any(m < 2 ** 53 for _, m in acc)
     lazy = nm.draw(3000)
     words = iter(int(w) for w in np.random.default_rng(14).bit_generator.random_raw(50_000))
+    assert np.array_equal(lazy, replay_exponential(words, r, acc, 3000))
+
+
+def test_exponential_replay_pins_every_weight_at_its_boundaries():
+    # chosen 64-bit words: for every index k, the first and the last uniform integer
+    # of its cell [r_0 + .. + r_(k-1), r_0 + .. + r_k), the integer sum itself (the
+    # masked rejection refuses it), and k's acceptance test passed and failed by
+    # one unit (the last word of zero bits, the 53-bit threshold m - 1 against m):
+    # the kernel draws what the replica's weights and acceptances say only if every
+    # r_k, every partial sum and every (n_k, m_k) is exactly the kernel's
+    b = 0.7
+    rng = np.random.default_rng(15)
+    x = rng.uniform(-20.0, 0.0, 300)                 # exact integers above 2^52
+    x[0] = 0.0
+    x[10:60] = rng.uniform(-64.0, -29.0, 50)         # below 2^52: acceptance test
+    x[60:72] = [-65.1, -65.15, -65.16, -65.2, -66.0, -70.0, -100.0, -744.0, -746.0,
+                -1000.0, -3e12, -1e13]              # weights of 1, ever more zero bits
+    x[100:110] = 3.0                                 # ties
+    generator = np.random.Generator(np.random.MT19937(15))
+    nm = NoisyMax(x * b, b, "exponential", generator)
+    rebuilds = nm.n_rebuilds
+    nm.update([1, 2, 0], [10.0 * b, -64.5 * b, -5.0 * b])  # above ref, no re-reference
+    assert nm.n_rebuilds == rebuilds and nm.ref < max(nm.scores)
+    r, acc = noisy_max_weights(nm), acceptances(nm)
+    assert any(w > 2 ** 52 for w in r) and r.count(1) >= 10
+    assert any(1 < w <= 2 ** 52 and 0 <= n and m < 2 ** 53 for w, (n, m) in zip(r, acc))
+    assert any(n >= 64 for n, _ in acc) and any(n < 0 for n, _ in acc)
+    for words, expected in boundary_replays(r, acc):
+        assert replay_exponential(iter(words), r, acc, len(expected), exhaust=True) \
+            == expected  # the chosen words do what they were chosen for
+        set_next_words(generator.bit_generator, words)
+        assert nm.draw(len(expected)).tolist() == expected
+
+
+def replay_exponential(words, r, acc, size, exhaust=False):
+    """``size`` draws of the exponential sampler replayed in Python from its 64-bit
+    ``words`` (an iterator), the weights ``r`` and the acceptances ``acc``: a uniform
+    integer below ``sum(r)`` by masked rejection (the high word first above 64
+    bits), the inverse CDF, then k's acceptance test (``n`` zero bits, then a word
+    whose top 53 bits must be below ``m``; none above 2^52 units).  ``exhaust``:
+    every word must be read."""
     cum, total = list(itertools.accumulate(r)), sum(r)
     bits = (total - 1).bit_length()
     replay = []
-    while len(replay) < 3000:
+    while len(replay) < size:
         x = total
         while x >= total:
             x = (next(words) >> (64 - bits)) if bits <= 64 else \
@@ -332,4 +381,82 @@ def test_exponential_descent_replays_the_integer_inverse_cdf_with_acceptance():
             ok = next(words) >> (64 - n) == 0
         if ok and next(words) >> 11 < m:
             replay.append(k)
-    assert np.array_equal(lazy, replay)
+    if exhaust:
+        assert next(words, None) is None
+    return replay
+
+
+def boundary_replays(r, acc, max_words=312):
+    """Batches of at most ``max_words`` 64-bit words and the indices the exponential
+    sampler draws from them (see ``test_exponential_replay_pins_every_weight_at_its_
+    boundaries``); each batch ends with an accepted draw."""
+    cum, total = list(itertools.accumulate(r)), sum(r)
+    bits = (total - 1).bit_length()
+    mask = 2 ** 64 - 1
+
+    def uniform(x):  # the words that the masked rejection reads as x
+        return [x << (64 - bits)] if bits <= 64 else [(x >> 64) << (128 - bits), x & mask]
+
+    def zero_bits(n, passed):  # n zero bits, or the last of them set
+        words = [0] * (n // 64) + ([(1 << (64 - n % 64)) - 1] if n % 64 else [])
+        if not passed:
+            words[-1] = words[-1] + 1
+        return words
+
+    pending = uniform(total) if total < 2 ** bits else []  # refused: x >= sum
+    groups = []
+    for k, (w, (n, m)) in enumerate(zip(r, acc)):
+        for x in sorted({cum[k] - w, cum[k] - 1}):
+            if w > 2 ** 52:  # accepted at once, no word read
+                groups.append((pending + uniform(x), k))
+                pending = []
+                continue
+            if n < 0:  # never accepted, no word read
+                pending += uniform(x)
+                continue
+            if n > 0:
+                pending += uniform(x) + zero_bits(n, False)
+            if m < 2 ** 53:
+                pending += uniform(x) + zero_bits(n, True) + [m << 11]
+            groups.append((pending + uniform(x) + zero_bits(n, True)
+                           + [((m - 1) << 11) | 0x7FF], k))
+            pending = []
+    batches, words, expected = [], [], []
+    for group, k in groups:
+        assert len(group) <= max_words
+        if len(words) + len(group) > max_words:
+            batches.append((words, expected))
+            words, expected = [], []
+        words, expected = words + group, expected + [k]
+    return batches + [(words, expected)]
+
+
+def _untemper(y):
+    """The MT19937 key word whose tempered output is the 32-bit ``y``."""
+    y ^= y >> 18
+    y ^= (y << 15) & 0xEFC60000
+    z = y
+    for _ in range(5):
+        z = y ^ ((z << 7) & 0x9D2C5680)
+    y = z & 0xFFFFFFFF
+    z = y
+    for _ in range(3):
+        z = y ^ (z >> 11)
+    return z & 0xFFFFFFFF
+
+
+def set_next_words(bit_generator, words):
+    """Make an MT19937's next 64-bit words ``words`` (at most 312), in place: at
+    position 0 it outputs its 624 key words, tempered, before its next twist, two
+    32-bit outputs per 64-bit word, the high one first (checked on a copy through
+    ``next_uint64``, the function the kernel calls)."""
+    halves = [h for w in words for h in (w >> 32, w & 0xFFFFFFFF)]
+    state = bit_generator.state
+    key = np.array(state["state"]["key"], dtype=np.uint32)
+    assert len(halves) <= len(key)
+    key[:len(halves)] = [_untemper(h) for h in halves]
+    state["state"] = {"key": key, "pos": 0}
+    check = np.random.MT19937()
+    check.state = state
+    assert [check.ctypes.next_uint64(check.ctypes.state) for _ in words] == words
+    bit_generator.state = state

@@ -463,8 +463,3 @@ cdef class NoisyMax:
     @property
     def scores(self):
         return np.asarray(self.score).copy()
-
-    def integer_weights(self):
-        """The integer weights r_k (Python ints; the sampler's proposal, exact)."""
-        return [(int(u128_hi(self.weight[k])) << 64) | int(u128_lo(self.weight[k]))
-                for k in range(self.p)]
