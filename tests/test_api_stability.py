@@ -3,11 +3,8 @@ import inspect
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
 
 import sparsedp
-from sparsedp.datafits import Squared
-from sparsedp.penalties import L1
 from sparsedp.solvers import dp_cd, dp_gcd, dp_scd, dp_sgd, exact
 
 # The keywords of the API contract (../shared/API.md), per function.

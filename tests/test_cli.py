@@ -1,5 +1,4 @@
 """The sparsedp command: compare, datasets, help, bad arguments, python -m sparsedp."""
-import io
 import subprocess
 import sys
 

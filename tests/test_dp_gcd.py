@@ -16,7 +16,7 @@ from sparsedp._kernels._noisy_max import block_size
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.exceptions import PrivacyLeakWarning
 from sparsedp.penalties import L1, L2, ElasticNet, as_penalty
-from sparsedp.privacy import PrivacyLedger, calibrate_pure_composition
+from sparsedp.privacy import calibrate_pure_composition
 from sparsedp.random import IntegerNoise, NoisyMax
 from sparsedp.solvers._dp_gcd import SCORE_FLOAT_FACTOR
 from sparsedp import DPLasso

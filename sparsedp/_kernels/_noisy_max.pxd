@@ -31,16 +31,12 @@ cdef extern from *:
     static inline sparsedp_u128 sparsedp_u128_words(uint64_t hi, uint64_t lo) {
         return ((sparsedp_u128) hi << 64) | lo;
     }
-    static inline uint64_t sparsedp_u128_hi(sparsedp_u128 x) { return (uint64_t) (x >> 64); }
-    static inline uint64_t sparsedp_u128_lo(sparsedp_u128 x) { return (uint64_t) x; }
     """
     ctypedef unsigned long long u128 "sparsedp_u128"
     u128 u128_ceil "sparsedp_u128_ceil"(double v) noexcept nogil
     double u128_double "sparsedp_u128_double"(u128 r) noexcept nogil
     int u128_bits "sparsedp_u128_bits"(u128 x) noexcept nogil
     u128 u128_words "sparsedp_u128_words"(uint64_t hi, uint64_t lo) noexcept nogil
-    uint64_t u128_hi "sparsedp_u128_hi"(u128 x) noexcept nogil
-    uint64_t u128_lo "sparsedp_u128_lo"(u128 x) noexcept nogil
 
 
 cdef class NoisyMax:
