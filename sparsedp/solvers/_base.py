@@ -1,8 +1,10 @@
-"""The shape of every private fit: validate, public constants, calibrate, kernel, result.
+"""The shape of a coordinate solver's fit: validate, public constants, calibrate, kernel, result.
 
-:class:`PrivateSolver` runs these steps in this order for every private
-algorithm; a new algorithm is a subclass (one Python module) that fills in the
-steps specific to it, plus one compiled kernel:
+:class:`PrivateSolver` runs these steps in this order for the coordinate solvers
+(DP-CD, DP-GCD; the batch solvers have :class:`~sparsedp.solvers._batch.BatchSolver`);
+a new algorithm is a subclass (one Python module) that fills in the steps
+specific to it, plus one compiled kernel, and ends with its
+:class:`~sparsedp.solvers.SolverSpec`:
 
 1. validate: the data, the model, the budget and the common options here
    (:mod:`sparsedp._validation`), the algorithm's own options in
