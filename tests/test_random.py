@@ -46,11 +46,13 @@ def test_rejects_non_generator(example):
 ZIGGURAT_R = 3.6541528853610088
 
 
-def test_batch_fill_inlines_numpy_ziggurat_on_this_numpy():
+def test_batch_fill_inlines_numpy_ziggurat_on_this_numpy(tmp_path):
     """On import the fill checks its inlined path against numpy's and warns (falling
-    back to numpy's library) if they differ: no warning with this numpy."""
+    back to numpy's library) if they differ: no warning with this numpy.  From
+    another folder: the source tree (no compiled kernels) must not shadow the package."""
     proc = subprocess.run([sys.executable, "-W", "error::RuntimeWarning", "-c",
-                           "import sparsedp._kernels._random"], capture_output=True, text=True)
+                           "import sparsedp._kernels._random"], capture_output=True, text=True,
+                          cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
 
 
