@@ -42,7 +42,8 @@ class DPSCD(BatchSolver):
     """DP-SCD on the :class:`~sparsedp.solvers._batch.BatchSolver` skeleton (no
     smoothness constants, no step size: closed-form dual steps)."""
 
-    RELEASED = "the shared vector's updates v += sum_j zeta_j x_j (|zeta_j| max(1, ||x_j||) <= C)"
+    #: each step adds sum_j zeta_j x_j to v, |zeta_j| max(1, ||x_j||) <= C
+    RELEASED = "updates sum_j zeta_j x_j of the shared vector v"
 
     def check_problem(self, X, y, datafit, penalty, fit_intercept, intercept_scaling):
         return check_dual_problem(X, y, datafit, penalty, fit_intercept, intercept_scaling)
