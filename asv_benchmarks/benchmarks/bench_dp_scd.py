@@ -59,8 +59,9 @@ class DPSCDEpoch:
     def time_epoch(self, noise, batch_size):
         dp_scd_steps(self.loss, self.data, self.indices, self.indptr, self.y, self.norms,
                      self.alpha, self.state, self.zetas, self.batch, self.batches, self.t,
-                     self.steps, self.batch_size, self.lambda_n, 1.0, True, self.mode, self.release.walks[0], self.release.grid,
-                     self.release.inv_grid, False, self.sampler, self.noise)
+                     self.steps, self.batch_size, self.lambda_n, 1.0, self.mode,
+                     self.release.walks[0], self.release.grid, self.release.inv_grid, False,
+                     self.sampler, self.noise)
         self.t += self.steps
 
 

@@ -60,7 +60,7 @@ class _Kernel:
     def run_eager(self, noise, grid, inv_grid):
         w = np.zeros(self.p)
         sgd_eager(*self.rows, self.y, self.norms, self.loss, CLIP, w, self.steps, self.step,
-                  self.prox_step, self.l1, self.l2, self.batches, noise, grid, inv_grid, 0.0,
+                  self.prox_step, self.l1, self.l2, self.batches, noise, grid, inv_grid,
                   self.generator)
 
 
