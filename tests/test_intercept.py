@@ -205,3 +205,17 @@ def test_estimator_reports_nan_in_X_by_name():
                 DPLasso(smoothness=np.full(30, 0.25), target_bound=1.0)):
         with pytest.raises(ValueError, match="X contains NaN or infinite"):
             est.fit(X, y)
+
+
+@pytest.mark.parametrize("solver", sorted(BATCH))
+@pytest.mark.parametrize("bad, error", [(0.0, ValueError), (np.inf, ValueError),
+                                        (np.nan, ValueError), ("1", TypeError)])
+def test_batch_solvers_refuse_a_bad_intercept_scaling(solver, bad, error):
+    function, kw = BATCH[solver]
+    X, y = _problem()
+    with pytest.raises(error, match="intercept_scaling"):
+        function(X, y, Logistic(), L2(1e-2), epsilon=1.0, delta=1e-5, clip=1.0,
+                 fit_intercept=True, intercept_scaling=bad, **kw)
+    with pytest.raises(TypeError, match="fit_intercept"):
+        function(X, y, Logistic(), L2(1e-2), epsilon=1.0, delta=1e-5, clip=1.0,
+                 fit_intercept="yes", **kw)
