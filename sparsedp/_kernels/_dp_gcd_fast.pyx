@@ -157,6 +157,16 @@ cdef class GreedyKernel:
         ... or once the incremental updates have touched this many times
         ``max(nnz, p)`` entries (``inf``: never).
     coef_init : ndarray of shape (p,), optional
+    step_estimate : tuple or None
+        None: the steps are ``step_sizes``.  ``(noise, grid, inv_grid, beta, bound,
+        floor, gamma)``: the smoothness constant of each selected coordinate is
+        estimated privately after its selection, the first time it is selected
+        (the sum ``S_j = sum_i min(beta X_ij^2, bound)`` over column j, released on
+        the public grid as ``grid (rint(S_j inv_grid) + K) / n``, K from ``noise``,
+        then raised to ``floor`` and capped at ``bound``), and its step is ``gamma``
+        over it.  Each term lies in ``[0, bound]``: the sum's sensitivity is
+        ``bound`` (replace-one).  :attr:`step_smoothness` holds the released
+        estimates (NaN where none was released).
     intercept_scaling : float or None
         None: the coordinates are X's columns.  A float s: one more coordinate,
         last, the public column ``s * 1`` (the run is that on ``[X, s * 1]``,
@@ -181,12 +191,17 @@ cdef class GreedyKernel:
     cdef object generator
     cdef bitgen_t* rng
     cdef readonly int64_t n_refreshes
+    cdef bint estimate_steps
+    cdef IntegerNoise step_noise
+    cdef double step_grid, step_inv_grid, step_beta, step_bound, step_floor, step_gamma
+    cdef double[::1] est_M
 
     def __cinit__(self, X, y, int loss, smoothness, clip_thresholds, step_sizes,
                   double l1, double l2, rule, selection, double selection_scale,
                   gradient_release, IntegerNoise noise, grid, inv_grid,
                   generator, Py_ssize_t refresh_every=1000,
-                  double refresh_work=4.0, coef_init=None, intercept_scaling=None):
+                  double refresh_work=4.0, coef_init=None, intercept_scaling=None,
+                  step_estimate=None):
         check_loss(loss)
         if rule not in RULES:
             raise ValueError(f"rule must be one of {sorted(RULES)}, got {rule!r}")
@@ -210,6 +225,13 @@ cdef class GreedyKernel:
         if self.gradient_release == GRID_NOISE and noise is None:
             raise ValueError("gradient_release='grid' needs an IntegerNoise")
         self.noise = noise
+        self.estimate_steps = step_estimate is not None
+        self.est_M = np.full(self.p, np.nan)
+        if self.estimate_steps:
+            (self.step_noise, self.step_grid, self.step_inv_grid, self.step_beta,
+             self.step_bound, self.step_floor, self.step_gamma) = step_estimate
+            if not (self.step_floor > 0 and self.step_bound >= self.step_floor):
+                raise ValueError("step_estimate needs 0 < floor <= bound")
         self.grid = np.ascontiguousarray(grid, dtype=np.float64)
         self.inv_grid = np.ascontiguousarray(inv_grid, dtype=np.float64)
         self.w = (np.zeros(self.p) if coef_init is None
@@ -322,6 +344,26 @@ cdef class GreedyKernel:
                                 + self.noise.table.shift) / self.n
         return self.G[j] / self.n
 
+    cdef double estimated_step(self, Py_ssize_t j) noexcept nogil:
+        """gamma / M_j with M_j released privately at j's first selection
+        (``step_estimate``)."""
+        cdef Py_ssize_t q
+        cdef double s = 0.0, v, m
+        if self.est_M[j] != self.est_M[j]:  # NaN: not yet released
+            for q in range(self.col_ptr[j], self.col_ptr[j + 1]):
+                v = self.columns[q].value
+                s += min(self.step_beta * v * v, self.step_bound)
+            m = grid_release(s, self.step_inv_grid, self.step_grid,
+                             noise_draw(&self.step_noise.table, self.rng)
+                             + self.step_noise.table.shift) / self.n
+            self.est_M[j] = min(max(m, self.step_floor), self.step_bound)
+        return self.step_gamma / self.est_M[j]
+
+    @property
+    def step_smoothness(self):
+        """The privately released M_j of the selected coordinates (NaN elsewhere)."""
+        return np.asarray(self.est_M).copy()
+
     def run(self, Py_ssize_t n_iter):
         """Run ``n_iter`` iterations in place.
 
@@ -341,7 +383,7 @@ cdef class GreedyKernel:
         cdef int64_t[::1] sel = selected
         cdef double[::1] rel = released
         cdef Py_ssize_t t, j, i, k, ticks = 0
-        cdef double g, delta
+        cdef double g, delta, step
         cdef int64_t work_before
         with self.generator.bit_generator.lock, nogil:
             for t in range(n_iter):
@@ -356,7 +398,8 @@ cdef class GreedyKernel:
                 sel[t], rel[t] = j, g
                 self.iteration += 1
                 self.touched_count = 0
-                delta = self.prox_move(j, g, self.step[j]) if self.step[j] > 0 else 0.0
+                step = self.estimated_step(j) if self.estimate_steps else self.step[j]
+                delta = self.prox_move(j, g, step) if step > 0 else 0.0
                 if delta != 0.0:
                     self.move(j, delta)
                 self.since_refresh += 1

@@ -280,6 +280,9 @@ class CoordinateConstants:
     thresholds: np.ndarray
     steps: np.ndarray
     clip: float
+    #: None, or a solver's private estimate of the constants during the run
+    #: (DP-GCD: ``{"fraction", "bound", "gamma"}``, :mod:`sparsedp.solvers._dp_gcd`)
+    estimate: dict = None
 
 
 def coordinate_constants(problem, smoothness, clip, step_size, budget, feature_bounds,
@@ -348,6 +351,13 @@ class PrivateSolver:
         draws = self.integer_draws(problem, options) + problem.p * estimated_smoothness
         return NOISE_ETA * draws, 0.0
 
+    def constants(self, problem, smoothness, clip, step_size, budget, feature_bounds,
+                  generator, ledger, mechanism, options):
+        """The :class:`CoordinateConstants` and the :class:`Budget` left
+        (:func:`coordinate_constants`; a solver may estimate them otherwise)."""
+        return coordinate_constants(problem, smoothness, clip, step_size, budget,
+                                    feature_bounds, generator, ledger, mechanism)
+
     def calibrate(self, problem, constants, budget, ledger, options):
         """The noise for ``budget``; record every mechanism on ``ledger``."""
         raise NotImplementedError
@@ -380,9 +390,9 @@ class PrivateSolver:
             estimated = smoothness is not None and np.ndim(smoothness) == 0
             eta, tv = self.sampler_slack(problem, options, epsilon, delta, estimated)
             budget = _after_slack(epsilon, delta, eta, tv, self.SLACK_SOURCES)
-        constants, budget = coordinate_constants(
+        constants, budget = self.constants(
             problem, smoothness, clip, step_size, budget, feature_bounds, generator,
-            ledger, smoothness_mechanism)
+            ledger, smoothness_mechanism, options)
         plan = self.calibrate(problem, constants, budget, ledger, options)
         out = self.run(problem, constants, plan, generator, options, trace)
         return result_of(problem, out, ledger, diagnostics or trace)

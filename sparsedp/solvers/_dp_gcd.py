@@ -13,10 +13,12 @@ import numpy as np
 
 from .._kernels._dp_gcd_fast import GreedyKernel
 from .._kernels import kernel_id
-from .._validation import check_integer, check_option, check_privacy_budget
-from ..privacy import PrivacyLedger, calibrate
-from ._base import KernelOutput, PrivateSolver, check_memory
+from .._validation import check_integer, check_option, check_privacy_budget, check_real
+from ..privacy import PrivacyLedger, calibrate, calibrate_gaussian
+from ._base import (CoordinateConstants, KernelOutput, PrivateSolver, check_memory,
+                    coordinate_constants)
 from ._release import GridRelease
+from ._smoothness import clip_thresholds, estimate_bounds
 from ._spec import Hyperparameter, SolverSpec
 
 __all__ = ["dp_gcd", "calibrate_dp_gcd"]
@@ -58,9 +60,16 @@ def _value_multiplier(epsilon0, selection, gradient_noise):
 
 
 def _ledger(epsilon0, n_iter, selection, gradient_noise, delta, *, score_sensitivity=None,
-            ledger=None):
-    """The mechanisms of ``n_iter`` DP-GCD iterations at per-step ``epsilon0``."""
+            ledger=None, step_multiplier=None):
+    """The mechanisms of ``n_iter`` DP-GCD iterations at per-step ``epsilon0``
+    (and, with ``step_multiplier``, the Gaussian estimate of each selected
+    coordinate's smoothness constant)."""
     ledger = PrivacyLedger(delta=delta) if ledger is None else ledger
+    if step_multiplier is not None:
+        ledger.add_gaussian(
+            "smoothness constant of each selected coordinate (discretised Gaussian on a "
+            "grid, L2 sensitivity beta B^2 / n, sigma = z beta B^2 / n)", step_multiplier,
+            count=n_iter)
     if selection == "exponential":
         ledger.add_bounded_range(
             "coordinate selection (exponential mechanism on the rule's score, "
@@ -83,9 +92,18 @@ def _ledger(epsilon0, n_iter, selection, gradient_noise, delta, *, score_sensiti
 
 
 @functools.lru_cache(maxsize=4096)
-def _calibrate(epsilon, delta, n_iter, selection, gradient_noise):
-    return calibrate(lambda e0: _ledger(e0, n_iter, selection, gradient_noise, delta),
+def _calibrate(epsilon, delta, n_iter, selection, gradient_noise, step_multiplier=None):
+    return calibrate(lambda e0: _ledger(e0, n_iter, selection, gradient_noise, delta,
+                                        step_multiplier=step_multiplier),
                      epsilon, delta, epsilon / (2 * n_iter), noise=False)
+
+
+def step_estimate_multiplier(epsilon, delta, n_iter, fraction):
+    """z of the ``n_iter`` Gaussian estimates of the selected coordinates'
+    smoothness constants: together ``sqrt(fraction) mu``-GDP, ``mu`` the GDP
+    parameter of (epsilon, delta) (a ``fraction`` of the GDP budget ``mu^2``)."""
+    mu = 1.0 / calibrate_gaussian(epsilon, delta, 1)
+    return math.sqrt(n_iter) / (math.sqrt(fraction) * mu)
 
 
 def calibrate_dp_gcd(epsilon, delta, n_iter, selection=None, gradient_noise="laplace"):
@@ -157,6 +175,29 @@ class DPGCD(PrivateSolver):
             n_iter * laplace_selection_tv(problem.p))
         return eta + EXPONENTIAL_SELECTION_ETA * n_iter, tv
 
+    def constants(self, problem, smoothness, clip, step_size, budget, feature_bounds,
+                  generator, ledger, mechanism, options):
+        """A private estimate (``smoothness`` a fraction) with fewer iterations than
+        coordinates is made after each selection, for the selected coordinate only
+        (:func:`dp_gcd`); otherwise as every coordinate method."""
+        after_selection = (smoothness is not None and np.ndim(smoothness) == 0
+                           and not isinstance(smoothness, str) and budget.private
+                           and options["n_iter"] < problem.p)
+        if not after_selection:
+            return coordinate_constants(problem, smoothness, clip, step_size, budget,
+                                        feature_bounds, generator, ledger, mechanism)
+        fraction = check_real(smoothness, "smoothness", high=1.0)
+        if not fraction < 1.0:
+            raise ValueError(f"smoothness as a float is the fraction of the budget spent "
+                             f"estimating the constants, in (0, 1); got {smoothness!r}")
+        B = estimate_bounds(problem.X, feature_bounds, ledger, problem.intercept_column)
+        bound = problem.datafit.beta * float(np.max(B)) ** 2
+        M = np.full(problem.p, bound)  # the prior of the scores and thresholds
+        steps = np.full(problem.p, step_size / bound)
+        estimate = {"fraction": fraction, "bound": bound, "gamma": step_size}
+        return CoordinateConstants(M, clip_thresholds(M, clip), steps, clip,
+                                   estimate), budget
+
     def calibrate(self, problem, constants, budget, ledger, options):
         M = constants.smoothness
         trace_m = float(M.sum())
@@ -174,7 +215,14 @@ class DPGCD(PrivateSolver):
             return plan
         n_iter, gradient_noise = options["n_iter"], options["gradient_noise"]
         selection = plan["selection"]
-        eps0 = calibrate_dp_gcd(budget.epsilon, budget.delta, n_iter, selection, gradient_noise)
+        step_release = z_step = None
+        if constants.estimate is not None:
+            z_step = step_estimate_multiplier(budget.epsilon, budget.delta, n_iter,
+                                              constants.estimate["fraction"])
+            step_release = GridRelease("gaussian", z_step, problem.n,
+                                       constants.estimate["bound"])
+        eps0 = _calibrate(budget.epsilon, budget.delta, n_iter, selection, gradient_noise,
+                          z_step)
         # the scores' sensitivity, with room for the kept gradient's rounding
         # drift and the scores' floating-point evaluation (SCORE_FLOAT_FACTOR)
         sensitivity = (2.0 * constants.clip / (problem.n * math.sqrt(trace_m))
@@ -184,7 +232,10 @@ class DPGCD(PrivateSolver):
         release = GridRelease(law, _value_multiplier(eps0, selection, gradient_noise),
                               problem.n, 2.0 * constants.thresholds)
         _ledger(eps0, n_iter, selection, gradient_noise, budget.delta,
-                score_sensitivity=sensitivity, ledger=ledger)
+                score_sensitivity=sensitivity, ledger=ledger, step_multiplier=z_step)
+        if step_release is not None:
+            ledger.add_sampler_error("selected coordinates' smoothness, integer noise",
+                                     step_release.noise.eta, count=n_iter)
         ledger.add_sampler_error("coordinate gradients' integer noise",
                                  release.noise.eta, count=n_iter)
         if selection == "exponential":
@@ -194,7 +245,7 @@ class DPGCD(PrivateSolver):
             ledger.add_sampler_tv("selections (report-noisy-max)",
                                   laplace_selection_tv(live.size), count=n_iter)
         plan.update(selection=selection, epsilon0=eps0, sensitivity=sensitivity,
-                    scale=scale, release=release)
+                    scale=scale, release=release, step_release=step_release)
         return plan
 
     def run(self, problem, constants, plan, generator, options, trace):
@@ -227,7 +278,8 @@ class DPGCD(PrivateSolver):
                               kept(grid), kept(inv_grid),
                               generator, options["refresh_every"],
                               coef_init=None if init is None else kept(init),
-                              intercept_scaling=scaling)
+                              intercept_scaling=scaling,
+                              step_estimate=_step_estimate(problem, constants, plan))
         tr = None
         if trace:
             values = [datafit.value(kernel.margins, y)]
@@ -244,11 +296,16 @@ class DPGCD(PrivateSolver):
             selected, released = kernel.run(n_iter)
         w = np.zeros(p) if init is None else init.copy()  # an empty column never moves
         w[live] = kernel.coef
+        step_smoothness = None
+        if plan.get("step_release") is not None:
+            step_smoothness = np.full(p, np.nan)
+            step_smoothness[live] = kernel.step_smoothness
         info = {"epsilon0": plan["epsilon0"], "selection": plan["selection"],
                 "rule": options["rule"], "selection_scale": plan["scale"],
                 "score_sensitivity": plan["sensitivity"],
                 "gradient_noise": options["gradient_noise"], "noise_scales": noise_scales,
-                "smoothness": constants.smoothness, "clip_thresholds": C,
+                "smoothness": constants.smoothness, "step_smoothness": step_smoothness,
+                "clip_thresholds": C,
                 "step_sizes": constants.steps, "selected": live[selected],
                 "released": released, "grid": grid / problem.n,
                 "grid_points": 0 if release is None else release.points,
@@ -256,6 +313,20 @@ class DPGCD(PrivateSolver):
         return KernelOutput(coef=w, n_iter=n_iter, info=info,
                             counters={"fallbacks": kernel.noisy_max.n_fallbacks,
                                       "refreshes": kernel.n_refreshes}, trace=tr)
+
+
+def _step_estimate(problem, constants, plan):
+    """The kernel's ``step_estimate`` (None without the private estimate after
+    selection): the release, the bound ``beta B^2``, the floor (the estimate's noise
+    scale on the average: below it an estimate cannot be told from noise, and an
+    underestimated M_j overshoots) and gamma."""
+    release = plan.get("step_release")
+    if release is None:
+        return None
+    bound = constants.estimate["bound"]
+    floor = min(float(release.scales) / problem.n, bound)
+    return (release.noise, float(release.grid), float(release.inv_grid),
+            problem.datafit.beta, bound, floor, constants.estimate["gamma"])
 
 
 def _columns(X, columns):

@@ -17,7 +17,7 @@ from .._validation import check_real
 from ..exceptions import PrivacyLeakWarning
 from ._release import GridRelease
 
-__all__ = ["resolve_smoothness", "private_smoothness", "clip_thresholds"]
+__all__ = ["resolve_smoothness", "private_smoothness", "clip_thresholds", "estimate_bounds"]
 
 
 def _leak(ledger, name, description, stacklevel=4):
@@ -101,6 +101,32 @@ def private_smoothness(X, datafit, epsilon, feature_bounds, generator, *,
     return np.minimum(np.maximum(released / n, scale), bounds), scale, release.noise.eta
 
 
+def estimate_bounds(X, feature_bounds, ledger, intercept=None, stacklevel=5):
+    """The bounds on ``|X_ij|`` of a private smoothness estimate, one per coordinate
+    (the intercept column's, its public constant, last).
+
+    ``feature_bounds`` None: twice each feature's largest ``|X_ij|``, as in the
+    paper's experiments: a leak, warned and recorded on ``ledger``.
+    """
+    p = X.shape[1]
+    if feature_bounds is None:
+        feature_bounds = 2.0 * np.asarray(abs(X).max(axis=0).todense()).ravel()
+        _leak(ledger, "feature bounds",
+              "the clipping bounds of the private smoothness estimate were taken as "
+              "twice each feature's largest |X_ij|; pass public feature_bounds",
+              stacklevel=stacklevel)
+        if intercept is not None:  # as on [X, intercept]: twice its constant
+            feature_bounds = np.append(feature_bounds, 2.0 * intercept.data[0])
+    elif intercept is not None:
+        feature_bounds = np.append(np.broadcast_to(
+            np.asarray(feature_bounds, dtype=np.float64), (p,)), intercept.data[0])
+    bounds = np.broadcast_to(np.asarray(feature_bounds, dtype=np.float64),
+                             (p + (intercept is not None),))
+    if not (np.all(np.isfinite(bounds)) and np.all(bounds >= 0)):
+        raise ValueError("feature_bounds must be finite and non-negative")
+    return bounds
+
+
 def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generator,
                        ledger, *, delta=None, mechanism="laplace", intercept=None):
     """The smoothness constants a private solver uses, and the budget left.
@@ -163,20 +189,7 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
         fraction = check_real(smoothness, "smoothness", high=1.0)
         if not math.isfinite(epsilon):
             return _columns_of(X, intercept, datafit.smoothness), epsilon, None
-        if feature_bounds is None:
-            feature_bounds = 2.0 * np.asarray(abs(X).max(axis=0).todense()).ravel()
-            _leak(ledger, "feature bounds",
-                  "the clipping bounds of the private smoothness estimate were taken as "
-                  "twice each feature's largest |X_ij|; pass public feature_bounds")
-            if intercept is not None:  # as on [X, intercept]: twice its constant
-                feature_bounds = np.append(feature_bounds, 2.0 * intercept.data[0])
-        elif intercept is not None:
-            feature_bounds = np.append(np.broadcast_to(
-                np.asarray(feature_bounds, dtype=np.float64), (p,)), intercept.data[0])
-        bounds = np.broadcast_to(np.asarray(feature_bounds, dtype=np.float64),
-                                 (p + (intercept is not None),))
-        if not (np.all(np.isfinite(bounds)) and np.all(bounds >= 0)):
-            raise ValueError("feature_bounds must be finite and non-negative")
+        bounds = estimate_bounds(X, feature_bounds, ledger, intercept, stacklevel=6)
         if mechanism == "laplace":
             eps_m = fraction * epsilon
             M, _, eta = private_smoothness(X, datafit, eps_m, bounds, generator,
