@@ -16,6 +16,7 @@ X_train, X_test, y_train, y_test = train_test_split(X, y, random_state=0)
 
 clf = DPLogisticRegression(
     penalty="l1", alpha=1e-3,          # a sparse model
+    classes=["ham", "spam"],           # public: the labels are declared, not read from y
     epsilon=1.0,                       # delta defaults to 1 / n**2
     smoothness=np.full(p, 0.25),       # public: |X_ij| <= 1, so M_j <= 1/4
     random_state=0,

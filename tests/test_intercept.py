@@ -123,7 +123,8 @@ def test_estimator_uses_the_native_intercept_and_matches_the_functional_call(sol
     X, y = _problem(n=120, p=40, seed=4)
     p = X.shape[1]
     clf = DPLogisticRegression(penalty="l1", solver=solver, smoothness=np.full(p, 0.25),
-                               intercept_scaling=1.5, random_state=2).fit(X.tocsr(), y)
+                               classes=[-1, 1], intercept_scaling=1.5,
+                               random_state=2).fit(X.tocsr(), y)
     assert clf.solver_params_["fit_intercept"] is True
     assert clf.solver_params_["smoothness"].shape == (p,)
     function = SOLVERS[solver][0]

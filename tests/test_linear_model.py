@@ -49,14 +49,16 @@ def test_dorothea_estimator_equals_functional_api():
     kw = dict(epsilon=1.0, delta=1e-6, clip=0.5, step_size=0.5, smoothness=M,
               selection="laplace")
     est = DPLogisticRegression(penalty="l1", alpha=1e-3, solver="gcd", n_iter=50,
-                               fit_intercept=False, random_state=7, **kw).fit(X, y)
+                               classes=[-1, 1], fit_intercept=False, random_state=7,
+                               **kw).fit(X, y)
     res = dp_gcd(X, y, Logistic(), L1(1e-3), n_iter=50, random_state=7, **kw)
     np.testing.assert_array_equal(est.coef_.ravel(), res.coef)
     assert est.privacy_.epsilon == res.privacy.epsilon <= 1.0
     assert list(est.classes_) == [-1, 1] and est.n_iter_[0] == 50
     # CSR input, converted once, gives the same fit
     est_csr = DPLogisticRegression(penalty="l1", alpha=1e-3, solver="gcd", n_iter=50,
-                                   fit_intercept=False, random_state=7, **kw).fit(X.tocsr(), y)
+                                   classes=[-1, 1], fit_intercept=False, random_state=7,
+                                   **kw).fit(X.tocsr(), y)
     np.testing.assert_array_equal(est_csr.coef_, est.coef_)
 
 
@@ -127,7 +129,8 @@ def test_one_vs_rest_budget_split_is_the_gdp_split_and_composes_to_epsilon():
     X, y = classification(classes=3)
     M = np.full(X.shape[1], 0.25)
     clf = DPLogisticRegression(epsilon=1.0, delta=1e-5, solver="cd", passes=2,
-                               smoothness=M, random_state=0).fit(X, y)
+                               classes=["a", "b", "c"], smoothness=M,
+                               random_state=0).fit(X, y)
     assert clf.coef_.shape == (3, X.shape[1]) and clf.intercept_.shape == (3,)
     report = clf.privacy_
     assert report.get_epsilon(1e-5) <= 1.0
@@ -147,7 +150,8 @@ def test_one_vs_rest_falls_back_to_basic_composition_when_needed():
     X, y = classification(classes=3)
     M = np.full(X.shape[1], 0.25)
     clf = DPLogisticRegression(penalty="l1", epsilon=1.0, delta=1e-5, solver="gcd",
-                               n_iter=30, smoothness=M, random_state=0).fit(X, y)
+                               n_iter=30, classes=["a", "b", "c"], smoothness=M,
+                               random_state=0).fit(X, y)
     assert clf.privacy_.get_epsilon(1e-5) <= 1.0
 
 
@@ -177,7 +181,8 @@ def test_default_clip_is_kappa_times_the_gradient_scale_at_zero():
     from sparsedp.linear_model import default_kappa
     X, y = classification()
     M = np.full(X.shape[1], 0.25)
-    clf = DPLogisticRegression(solver="cd", passes=1, smoothness=M, random_state=0)
+    clf = DPLogisticRegression(solver="cd", passes=1, classes=[False, True], smoothness=M,
+                               random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         clf.fit(X, y == "a")
@@ -451,7 +456,8 @@ def test_grid_search_over_a_private_estimator():
     X, y = classification(n=400)
     M = np.full(X.shape[1], 0.25)
     search = GridSearchCV(DPLogisticRegression(solver="cd", passes=2, smoothness=M,
-                                               epsilon=5.0, random_state=0),
+                                               classes=["a", "b"], epsilon=5.0,
+                                               random_state=0),
                           {"clip": [0.5, 1.0], "step_size": [0.5, 1.0]}, cv=3).fit(X, y)
     assert set(search.best_params_) == {"clip", "step_size"}
     assert search.best_estimator_.privacy_.epsilon <= 5.0

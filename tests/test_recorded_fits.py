@@ -88,11 +88,13 @@ def _fits():
         "DPRidge sgd": lambda: DPRidge(alpha=0.05, epsilon=1.0, smoothness=M, solver="sgd",
                                        random_state=7).fit(Xs, ys),
         "DPLogisticRegression l1": lambda: DPLogisticRegression(
-            penalty="l1", alpha=0.01, epsilon=1.0, smoothness=M, random_state=7).fit(Xl, yl),
+            penalty="l1", alpha=0.01, epsilon=1.0, smoothness=M, classes=[-1, 1],
+            random_state=7).fit(Xl, yl),
         "DPLogisticRegression l2 scd": lambda: DPLogisticRegression(
-            penalty="l2", alpha=0.05, epsilon=1.0, solver="scd", random_state=7).fit(Xl, yl),
+            penalty="l2", alpha=0.05, epsilon=1.0, solver="scd", classes=[-1, 1],
+            random_state=7).fit(Xl, yl),
         "DPLinearSVC": lambda: DPLinearSVC(alpha=0.05, epsilon=1.0, smoothness=M,
-                                           random_state=7).fit(Xl, yl),
+                                           classes=[-1, 1], random_state=7).fit(Xl, yl),
     }
 
 

@@ -1,4 +1,7 @@
 """Private linear classifiers: DPLogisticRegression and DPLinearSVC (one-vs-rest)."""
+import math
+import warnings
+
 import numpy as np
 from scipy.special import expit
 from sklearn.base import ClassifierMixin
@@ -6,13 +9,15 @@ from sklearn.utils.multiclass import check_classification_targets
 
 from .._validation import check_option
 from ..datafits import Hinge, Logistic, SquaredHinge
+from ..exceptions import PrivacyLeakWarning
 from ._base import DPLinearModel, penalty_of, store_params
 from ._params import COMMON_PARAMETERS, FITTED_ATTRIBUTES
 
 __all__ = ["DPLinearSVC", "DPLogisticRegression"]
 
 _MULTICLASS = """\
-    Multiclass: one-vs-rest, one binary model per class on the same rows.
+    Multiclass: one-vs-rest, one binary model per class on the same rows
+    (K = the number of classes: of ``classes`` when declared, public).
     The K fits compose, so the budget is split: each fit gets the
     ``(epsilon_k, delta)`` whose K-fold Gaussian (GDP) composition is
     (epsilon, delta), checked on the first fit's ledger (K copies composed by
@@ -21,6 +26,50 @@ _MULTICLASS = """\
     K)`` (basic composition).  ``privacy_`` is the composition of the K
     ledgers, its mechanisms named by class.
 """
+
+
+_CLASSES = """\
+    classes : array-like of shape (n_classes,) or None, default=None
+        The class labels, declared by the user and public (at least two
+        distinct labels, no NaN).  ``classes_`` is then their sorted unique
+        values, and the number of binary models (one-vs-rest for more than
+        two), their budget split and the shapes of ``coef_``, ``n_iter_`` and
+        ``solver_info_`` depend on them only: a declared class absent from
+        ``y`` gets a model fit on all-negative labels (same mechanism, same
+        budget).  A label of ``y`` outside ``classes`` is a ValueError.
+        None: the classes are read from ``y`` (``np.unique(y)``), which
+        depends on the data (removing the only row of a class changes them):
+        a ``PrivacyLeakWarning`` and a leak on the report (its epsilon is
+        ``inf``).
+"""
+
+_LEAK = ("the set of classes (classes_, the number of models and the shape of coef_) was "
+         "read from the labels y; pass classes= to declare them (public)")
+
+
+def _check_classes(classes, name):
+    """The declared ``classes`` as ``classes_``: sorted unique labels, at least two, no NaN."""
+    values = np.asarray(classes)
+    if values.ndim != 1:
+        raise ValueError(f"classes must be a 1-D array-like of class labels, got "
+                         f"{classes!r}")
+    if values.dtype.kind in "fc":
+        nan = bool(np.isnan(values).any())
+    elif values.dtype.kind == "O":
+        nan = any(v is None or (isinstance(v, float) and math.isnan(v)) for v in values)
+    else:
+        nan = False
+    if nan:
+        raise ValueError(f"classes must not hold NaN or None, got {classes!r}")
+    try:
+        values = np.unique(values)
+    except TypeError as e:
+        raise ValueError(f"classes must be labels of one sortable kind, got {classes!r}") \
+            from e
+    if values.size < 2:
+        raise ValueError(f"{name} needs at least 2 declared classes, got {values.size}: "
+                         f"{classes!r}")
+    return values
 
 
 def _check_targets(y):
@@ -47,7 +96,8 @@ class _DPClassifier(ClassifierMixin, DPLinearModel):
             CSC preferred; CSR and COO are converted once, dense arrays once
             to CSC.  Never densified.
         y : array-like of shape (n_samples,)
-            Class labels (any hashable values numpy can sort).
+            Class labels (any hashable values numpy can sort); all among
+            ``classes`` when it is declared.
 
         Returns
         -------
@@ -55,11 +105,21 @@ class _DPClassifier(ClassifierMixin, DPLinearModel):
         """
         X, y = self._validate_fit(X, y)
         _check_targets(y)
-        classes = np.unique(y)
-        if classes.size < 2:
-            raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes in "
-                             f"the data, got one class: {classes[0]!r}")
+        declared = self.classes is not None
+        if declared:
+            classes = _check_classes(self.classes, type(self).__name__)
+            unknown = np.unique(y[~np.isin(y, classes)])
+            if unknown.size:
+                raise ValueError(f"y has labels not in the declared classes "
+                                 f"{classes.tolist()!r}: {unknown.tolist()!r}")
+        else:
+            classes = np.unique(y)
+            if classes.size < 2:
+                raise ValueError(f"{type(self).__name__} needs samples of at least 2 classes "
+                                 f"in the data, got one class: {classes[0]!r}")
         params = self._check_params(*X.shape)
+        if not declared and math.isfinite(params["epsilon"]):
+            warnings.warn(f"classes: {_LEAK}", PrivacyLeakWarning, stacklevel=2)
         design = self._design(X, params)
         if classes.size == 2:
             targets, names = [np.where(y == classes[1], 1.0, -1.0)], ["model"]
@@ -68,6 +128,8 @@ class _DPClassifier(ClassifierMixin, DPLinearModel):
             names = [f"class {c}" for c in classes]
         coefs, intercepts, n_iter, ledger, results = self._fit_targets(design, targets, params,
                                                                        names)
+        if not declared:  # after the fits: the budget split is today's, the leak on top
+            ledger.add_leak("classes", _LEAK)
         self.coef_, self.intercept_ = self._set_fitted(coefs, intercepts, n_iter, ledger, params,
                                                        results)
         self.classes_ = classes
@@ -100,7 +162,7 @@ class DPLogisticRegression(_DPClassifier):
     alpha : float, default=1e-3
     l1_ratio : float in [0, 1] or None, default=None
         With ``penalty="elasticnet"`` only.
-{common}
+{classes}{common}
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -113,8 +175,8 @@ class DPLogisticRegression(_DPClassifier):
     >>> from sparsedp.linear_model import DPLogisticRegression
     >>> X = sp.random(400, 1000, density=0.02, format="csr", rng=0)
     >>> y = (X[:, [0]].toarray().ravel() > 0).astype(int)
-    >>> clf = DPLogisticRegression(epsilon=1.0, smoothness=np.full(1000, 0.25),
-    ...                            random_state=0).fit(X, y)
+    >>> clf = DPLogisticRegression(classes=[0, 1], epsilon=1.0,
+    ...                            smoothness=np.full(1000, 0.25), random_state=0).fit(X, y)
     >>> clf.predict(X[:3]).shape, clf.privacy_.epsilon <= 1.0
     ((3,), True)
     """
@@ -122,8 +184,8 @@ class DPLogisticRegression(_DPClassifier):
     _loss = "logistic"
     _derivative_scale = 0.5  # |loss'(0, y)| = 1/2
 
-    def __init__(self, penalty="l2", *, alpha=1e-3, l1_ratio=None, epsilon=1.0, delta=None,
-                 solver="auto", passes=None, n_iter=None, step_size=None, clip=None,
+    def __init__(self, penalty="l2", *, alpha=1e-3, l1_ratio=None, classes=None, epsilon=1.0,
+                 delta=None, solver="auto", passes=None, n_iter=None, step_size=None, clip=None,
                  rule=None, selection=None, smoothness=None, feature_bounds=None,
                  batch_size=None, fit_intercept=True, intercept_scaling=1.0,
                  solver_options=None, random_state=None, warm_start=False, verbose=0):
@@ -166,7 +228,7 @@ class DPLinearSVC(_DPClassifier):
         "l1" with ``loss="squared_hinge"`` only.
     loss : {{"squared_hinge", "hinge"}}, default="squared_hinge"
     alpha : float, default=1e-3
-{common}
+{classes}{common}
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
@@ -175,8 +237,8 @@ class DPLinearSVC(_DPClassifier):
 {fitted}
     """
 
-    def __init__(self, penalty="l2", loss="squared_hinge", *, alpha=1e-3, epsilon=1.0,
-                 delta=None, solver="auto", passes=None, n_iter=None, step_size=None,
+    def __init__(self, penalty="l2", loss="squared_hinge", *, alpha=1e-3, classes=None,
+                 epsilon=1.0, delta=None, solver="auto", passes=None, n_iter=None, step_size=None,
                  clip=None, rule=None, selection=None, smoothness=None, feature_bounds=None,
                  batch_size=None, fit_intercept=True, intercept_scaling=1.0,
                  solver_options=None, random_state=None, warm_start=False, verbose=0):
@@ -200,4 +262,4 @@ class DPLinearSVC(_DPClassifier):
 
 for _cls in (DPLogisticRegression, DPLinearSVC):
     _cls.__doc__ = _cls.__doc__.format(common=COMMON_PARAMETERS, fitted=FITTED_ATTRIBUTES,
-                                       multiclass=_MULTICLASS)
+                                       multiclass=_MULTICLASS, classes=_CLASSES)
