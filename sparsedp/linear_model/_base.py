@@ -34,6 +34,11 @@ from ..solvers import REGISTRY, get_spec
 from ..solvers._base import check_intercept, constant_column
 from ..solvers._smoothness import gradient_scale
 from ..solvers._dp_cd import CD_MIN_RATIO
+from ..solvers._scales import clip_to_bounds
+from ._constants import estimate_constants
+
+#: re-tries of the per-fit budget when the fits and the estimates compose above epsilon
+MAX_BUDGET_TRIES = 8
 
 __all__ = ["SOLVERS", "CD_MIN_RATIO", "DEFAULT_SOLVER_OPTIONS", "choose_solver", "default_budget",
            "default_delta", "default_kappa"]
@@ -235,9 +240,11 @@ class DPLinearModel(BaseEstimator):
                             f"{type(self.solver_options).__name__}")
         return params
 
-    def _solver_kwargs(self, params, X, targets):
-        """The functional solver's keyword arguments (all but the data and budget), and
-        the leaks of the defaults computed from the data (``[(name, description)]``)."""
+    def _solver_kwargs(self, params, X, targets, generator):
+        """The functional solver's keyword arguments (all but the data and budget), the
+        leaks of the defaults computed from the data (``[(name, description)]``, only
+        with ``leak_constants``), and the private estimates of the constants (a
+        :class:`PrivateConstants`, or None when nothing was estimated)."""
         spec, solver = params["spec"], params["solver"]
         n_samples, n_features = X.shape[0], self.n_features_in_
         n_columns = n_features + params["fit_intercept"]  # the coordinates, intercept's too
@@ -254,7 +261,6 @@ class DPLinearModel(BaseEstimator):
             kw[name] = value
         kw.update(self.solver_options or {})
         smoothness_kw, trace_bound = self._smoothness_kwargs(params, n_features)
-        kw.update(smoothness_kw)
         if params["fit_intercept"]:
             kw.update(fit_intercept=True, intercept_scaling=params["intercept_scaling"])
         for budget in {s.budget for s in REGISTRY.values()} - {spec.budget}:
@@ -266,6 +272,14 @@ class DPLinearModel(BaseEstimator):
                            if value is None else check_real(value, spec.budget))
         if spec.default_step is not None and "step_size" not in kw:
             kw["step_size"] = spec.default_step(n_samples, n_features, self._datafit())
+        constants, target_rms = None, None
+        if self._estimates_needed(params, smoothness_kw, trace_bound):
+            constants = estimate_constants(
+                X, targets[0] if self._derivative_scale is None else None, self._datafit(),
+                spec, smoothness_kw, kw[spec.budget], params, generator)
+            smoothness_kw.update(constants.kwargs)
+            trace_bound, target_rms = constants.trace, constants.target_rms
+        kw.update(smoothness_kw)
         leaks = []
         if self.clip is not None:
             kw["clip"] = self.clip
@@ -274,12 +288,27 @@ class DPLinearModel(BaseEstimator):
         elif spec.default_kappa is None:
             kw["clip"] = spec.default_clip
         else:
-            unit, leaks = self._clip_unit(trace_bound, X, targets, params)
+            unit, leaks = self._clip_unit(trace_bound, X, targets, params, target_rms)
             kw["clip"] = spec.default_kappa(n_samples, spec.releases(kw[spec.budget], n_columns),
                                             params["epsilon"], params["delta"]) * unit
-        return kw, leaks
+        return kw, leaks, constants
 
-    def _clip_unit(self, trace_bound, X, targets, params):
+    def _estimates_needed(self, params, smoothness_kw, trace_bound):
+        """Whether a constant the fit needs is neither given nor public, and is to be
+        estimated privately (a finite epsilon, ``leak_constants`` False)."""
+        if math.isinf(params["epsilon"]) or self.leak_constants:
+            return False
+        spec = params["spec"]
+        unknown_m = "smoothness" in smoothness_kw and (
+            smoothness_kw["smoothness"] is None or (
+                np.ndim(smoothness_kw["smoothness"]) == 0
+                and smoothness_kw.get("feature_bounds") is None))
+        unit = self.clip is None and spec.default_kappa is not None
+        unknown_unit = unit and (trace_bound is None or (
+            self._derivative_scale is None and getattr(self, "target_bound", None) is None))
+        return unknown_m or unknown_unit
+
+    def _clip_unit(self, trace_bound, X, targets, params, target_rms=None):
         """The per-sample gradient scale at 0, ``sqrt(tr M / beta) * rms(loss'(0, y))``
         (the unit of the clipping threshold: docs/defaults.rst), and its leaks.
 
@@ -305,6 +334,8 @@ class DPLinearModel(BaseEstimator):
             bound = getattr(self, "target_bound", None)
             if bound is not None:
                 derivative = 2.0 * check_real(bound, "target_bound")
+            elif target_rms is not None:  # a private estimate
+                derivative = 2.0 * target_rms
             else:
                 derivative = 2.0 * float(np.sqrt(np.mean(np.square(targets[0]))))
                 leaks.append(("clipping threshold (targets)", "the default clip's scale, "
@@ -428,12 +459,12 @@ class DPLinearModel(BaseEstimator):
         """
         k = len(targets)
         epsilon, delta = params["epsilon"], params["delta"]
-        kw, leaks = self._solver_kwargs(params, X, targets)
+        generator = check_random_state(self.random_state)
+        kw, leaks, constants = self._solver_kwargs(params, X, targets, generator)
         for name, description in leaks:
             warnings.warn(f"{name}: {description}", PrivacyLeakWarning, stacklevel=4)
         self.solver_params_ = dict(kw)
         kw["penalty"] = params["penalty"]
-        generator = check_random_state(self.random_state)
         seeds = [generator] if k == 1 else generator.spawn(k)  # k = 1: the functional API's draws
         init = self._warm_coef(params, k)
         solver = params["solver"]
@@ -446,17 +477,32 @@ class DPLinearModel(BaseEstimator):
             return self._run(params, X, targets[c], *budget, dict(kw), seeds[c],
                              None if init is None else (init[0][c], init[1][c]))
 
-        each = _per_fit_budget(epsilon, delta, k)
+        self.feature_clip_ = None if constants is None else constants.feature_bounds
+        if self.feature_clip_ is not None:
+            X = clip_to_bounds(X, self.feature_clip_)  # what M_j describes
+        prior = None if constants is None else constants.ledger
+        each = _per_fit_budget(epsilon if constants is None else constants.epsilon_left,
+                               delta, k)
         fits = [fit(0, each)]
-        if k > 1 and not self._within(fits[0][2].privacy, k, epsilon, delta):
-            each = (epsilon / k, delta / k)  # basic composition: always within budget
+        for _ in range(MAX_BUDGET_TRIES):
+            total = self._total_epsilon(fits[0][2].privacy, k, delta, prior)
+            if total <= epsilon:
+                break
+            if k > 1 and prior is None:
+                each = (epsilon / k, delta / k)  # basic composition: always within budget
+            else:  # the estimates' share composes worse than the GDP split: less for the fits
+                each = (each[0] * 0.99 * epsilon / total, each[1])
             fits = [fit(0, each)]
+        else:
+            raise RuntimeError(f"no per-fit budget found within epsilon = {epsilon}")
         fits += [fit(c, each) for c in range(1, k)]
         results = [r for _, _, r in fits]
         for r in results:
             for name, description in leaks:
                 r.privacy.add_leak(name, description)
-        ledger = _compose([r.privacy for r in results], names, delta)
+        parts = [r.privacy for r in results]
+        ledger = (_compose(parts, names, delta) if prior is None
+                  else _compose([prior] + parts, ["constants"] + list(names), delta))
         if params["verbose"]:
             print(f"{type(self).__name__}: solver={solver!r}, {k} fit(s) at "
                   f"(epsilon, delta) = ({each[0]:.4g}, {each[1]:.3g}) each\n{ledger}")
@@ -465,12 +511,13 @@ class DPLinearModel(BaseEstimator):
         return coefs, intercepts, np.array([r.n_iter for r in results]), ledger, results
 
     @staticmethod
-    def _within(ledger, k, epsilon, delta):
-        """Whether k copies of ``ledger`` compose within (epsilon, delta)."""
+    def _total_epsilon(ledger, k, delta, prior=None):
+        """The epsilon of k copies of ``ledger`` (and the ``prior`` estimates) composed
+        (-inf when not private anyway, epsilon = inf or a leak: no split helps)."""
         if not ledger.private:
-            return True  # not private anyway (epsilon = inf or a leak): no split helps
-        total = _compose([ledger] * k, [str(c) for c in range(k)], delta)
-        return total.get_epsilon(delta) <= epsilon
+            return -math.inf
+        parts = [ledger] * k + ([] if prior is None else [prior])
+        return _compose(parts, [str(c) for c in range(len(parts))], delta).get_epsilon(delta)
 
     def _warm_coef(self, params, k):
         """The previous fit's ``(coefs (k, n_features), intercepts (k,))``, if warm
@@ -497,6 +544,8 @@ class DPLinearModel(BaseEstimator):
     def _decision(self, X):
         check_is_fitted(self, "coef_")
         X = self._validate(X)
+        if getattr(self, "feature_clip_", None) is not None:  # the model's own clipping
+            X = clip_to_bounds(sp.csc_array(X), self.feature_clip_)
         coef = np.atleast_2d(self.coef_)
         scores = np.asarray(X @ coef.T).reshape(X.shape[0], -1) + self.intercept_
         return scores

@@ -188,7 +188,8 @@ class DPLogisticRegression(_DPClassifier):
                  delta=None, solver="auto", passes=None, n_iter=None, step_size=None, clip=None,
                  rule=None, selection=None, smoothness=None, feature_bounds=None,
                  batch_size=None, fit_intercept=True, intercept_scaling=1.0,
-                 solver_options=None, random_state=None, warm_start=False, verbose=0):
+                 solver_options=None, random_state=None, warm_start=False, verbose=0,
+                 leak_constants=False):
         store_params(self, locals())
 
     def _datafit(self):
@@ -241,7 +242,8 @@ class DPLinearSVC(_DPClassifier):
                  epsilon=1.0, delta=None, solver="auto", passes=None, n_iter=None, step_size=None,
                  clip=None, rule=None, selection=None, smoothness=None, feature_bounds=None,
                  batch_size=None, fit_intercept=True, intercept_scaling=1.0,
-                 solver_options=None, random_state=None, warm_start=False, verbose=0):
+                 solver_options=None, random_state=None, warm_start=False, verbose=0,
+                 leak_constants=False):
         store_params(self, locals())
 
     @property

@@ -22,17 +22,18 @@ COMMON_PARAMETERS = """\
         Must be None with DP-GCD.
     n_iter : int or None, default=None
         DP-GCD's budget, its number of greedy iterations.  None: ``n epsilon /
-        300`` within [3, 100] (:func:`~sparsedp.linear_model.default_budget`).
+        600`` within [1, 100] (:func:`~sparsedp.linear_model.default_budget`).
         Must be None with the other solvers.
     step_size : float or None, default=None
         gamma in the solvers' step ``gamma / M_j`` (DP-CD, DP-GCD) or ``gamma /
-        beta`` (DP-SGD).  None: 1 (DP-GCD with ``n_features >= n_samples``: 3;
-        DP-CD on the squared loss: 0.3).  DP-SCD has no step (leave it None).
+        beta`` (DP-SGD).  None: 1 (DP-CD on the squared loss: 0.3).  DP-SCD has
+        no step (leave it None).
     clip : float or None, default=None
         The clipping hyper-parameter C of the solver.  None: ``kappa * unit``,
         ``unit`` the per-sample gradient scale at 0 (``sqrt(tr M / beta)`` times
-        ``|loss'(0, y)|``: from public constants when given, else a recorded
-        leak) and ``kappa`` from :func:`~sparsedp.linear_model.default_kappa`
+        ``|loss'(0, y)|``: from public constants when given, else from the
+        private estimates, see ``leak_constants``) and ``kappa`` from
+        :func:`~sparsedp.linear_model.default_kappa`
         (DP-CD: grows with ``n epsilon``, shrinks with the number of updates;
         DP-GCD, DP-SGD: 1; docs/defaults.rst).  DP-SCD: 1.0.
     rule : {"gs-r", "gs-s", "gs-q"} or None, default=None
@@ -41,14 +42,17 @@ COMMON_PARAMETERS = """\
         DP-GCD's noisy max.  None: the exponential mechanism (measured better
         whenever the two differ; docs/defaults.rst).
     smoothness : None, float in (0, 1) or array of shape (n_features,)
-        The coordinate-wise smoothness constants M_j: None computes them from
-        the data (a ``PrivacyLeakWarning``: the report's epsilon is then inf);
-        a float spends that fraction of epsilon on a private estimate (DP-CD,
-        DP-GCD; give ``feature_bounds`` too); an array holds public constants
-        (DP-SGD uses their sum, a public bound on its global smoothness).
+        The coordinate-wise smoothness constants M_j.  None: estimated
+        privately, inside the budget (docs/defaults.rst, "Private constants":
+        per-feature noisy histograms, or for DP-GCD with fewer iterations than
+        features the selected coordinates' constants after each selection);
+        a float spends that fraction of epsilon on the DP-CD-P estimate
+        (DP-CD, DP-GCD; with ``feature_bounds``, else a private bound); an array
+        holds public constants (DP-SGD uses their sum, a public bound on its
+        global smoothness).
     feature_bounds : None, float or array of shape (n_features,)
         Public bound on ``|X_ij|``, used by the private smoothness estimate
-        (None: computed from the data, a recorded leak).
+        (None: estimated privately).
     batch_size : int or None, default=None
         DP-SGD and DP-SCD: expected (Poisson) batch size.  None: 64 (at most n).
         ``step_size``, ``rule``, ``selection`` and ``batch_size`` go to the
@@ -76,6 +80,16 @@ COMMON_PARAMETERS = """\
         with :meth:`~sparsedp.privacy.PrivacyLedger.compose`).
     verbose : int, default=0
         Print the solver, the budget of each fit and the privacy report.
+    leak_constants : bool, default=False
+        Compute every constant the fit needs and was not given (the smoothness
+        constants, the clip's scale, the targets' scale, the bounds) from the
+        data without budget, as the papers' experiments do: a
+        ``PrivacyLeakWarning``, and the report's epsilon is inf.  False (the
+        default): they are estimated privately with a share of the budget
+        (:data:`~sparsedp.linear_model.CONSTANTS_SHARE` of the GDP budget; the
+        ledger lists each estimate as a mechanism).  With per-feature
+        constants the fit runs on X clipped to the estimated per-feature bounds
+        (``feature_clip_``), and prediction clips X the same way.
 """
 
 FITTED_ATTRIBUTES = """\
@@ -96,11 +110,15 @@ FITTED_ATTRIBUTES = """\
     solver_info_ : list of dict
         The solver's public values (noise multipliers, clipping thresholds,
         step sizes...), one per fitted model.
+    feature_clip_ : ndarray of shape (n_features,) or None
+        The private per-feature bounds X was clipped to for the fit (and is for
+        prediction), or None (no clipping).
     n_features_in_ : int
 """
 
 TARGET_BOUND = """\
     target_bound : float or None, default=None
         A public bound on ``|y|``, the scale of the default clipping threshold
-        (None: ``rms(y)`` from the data, a recorded leak; or give ``clip``).
+        (None: ``rms(y)`` estimated privately, or from the data with
+        ``leak_constants``; or give ``clip``).
 """

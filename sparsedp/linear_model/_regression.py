@@ -51,7 +51,8 @@ class _DPOnePenaltyRegressor(_DPRegressor):
                  n_iter=None, step_size=None, clip=None, rule=None, selection=None,
                  smoothness=None, feature_bounds=None, batch_size=None, fit_intercept=True,
                  intercept_scaling=1.0, target_bound=None, solver_options=None, random_state=None,
-                 warm_start=False, verbose=0):
+                 warm_start=False, verbose=0,
+                 leak_constants=False):
         store_params(self, locals())
 
     def _penalty(self):
@@ -110,7 +111,8 @@ class DPElasticNet(_DPRegressor):
                  passes=None, n_iter=None, step_size=None, clip=None, rule=None,
                  selection=None, smoothness=None, feature_bounds=None, batch_size=None,
                  fit_intercept=True, intercept_scaling=1.0, target_bound=None, solver_options=None,
-                 random_state=None, warm_start=False, verbose=0):
+                 random_state=None, warm_start=False, verbose=0,
+                 leak_constants=False):
         store_params(self, locals())
 
 

@@ -182,7 +182,7 @@ class DPGCD(PrivateSolver):
         (:func:`dp_gcd`); otherwise as every coordinate method."""
         after_selection = (smoothness is not None and np.ndim(smoothness) == 0
                            and not isinstance(smoothness, str) and budget.private
-                           and options["n_iter"] < problem.p)
+                           and SPEC.smoothness_after_selection(options["n_iter"], problem.p))
         if not after_selection:
             return coordinate_constants(problem, smoothness, clip, step_size, budget,
                                         feature_bounds, generator, ledger, mechanism)
@@ -463,7 +463,7 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
 
 
 def default_n_iter(n_samples, n_features, epsilon):
-    """The estimators' DP-GCD iterations: ``n epsilon / 300`` within [3, 100].
+    """The estimators' DP-GCD iterations: ``n epsilon / 600`` within [1, 100].
 
     Measured at epsilon = 1 (docs/defaults.rst): the best were 1 to 3 on
     dorothea and the 1,000-row synthetic problems, 10 to 50 at n = 15,000, 30
@@ -473,7 +473,7 @@ def default_n_iter(n_samples, n_features, epsilon):
     """
     if math.isinf(epsilon):
         return 100
-    return int(min(max(round(n_samples * epsilon / 300.0), 3), 100))
+    return int(min(max(round(n_samples * epsilon / 600.0), 1), 100))
 
 
 SPEC = SolverSpec(
@@ -486,10 +486,11 @@ SPEC = SolverSpec(
         Hyperparameter("clip", (0.3, 1.0, 3.0), (0.1, 0.3, 1.0, 3.0, 10.0), per_unit=True),
         Hyperparameter("step_size", (1.0, 3.0), (0.3, 1.0, 3.0))),
     default_budget=default_n_iter,
-    default_step=lambda n, p, datafit: 3.0 if p >= n else 1.0,
+    default_step=lambda n, p, datafit: 1.0,
     # measured best 1 on dorothea and the synthetic problems, 1 to 1.5 at n =
     # 15,000, 3 on California and Electricity, where 1 is within 1.5x
     default_kappa=lambda n, releases, epsilon, delta: 1.0,
     releases=lambda n_iter, n_columns: n_iter,
+    smoothness_after_selection=lambda n_iter, n_columns: n_iter < n_columns,
     auto=lambda datafit, l1, n, p: datafit.smooth and l1 > 0.0,
     options={})

@@ -88,6 +88,13 @@ class SolverSpec:
     releases : callable
         ``(budget, n_columns) -> count`` of coordinate releases of a run (what
         ``default_kappa`` reads).
+    smoothness_after_selection : callable or None
+        ``(budget, n_columns) -> bool``: whether, given a fraction as
+        ``smoothness``, the solver estimates the constants privately during the
+        run, for the coordinates it selects only, rather than all of them
+        beforehand (DP-GCD with fewer iterations than coordinates).  It then
+        needs a bound on ``|X_ij|`` (``feature_bounds``) and takes the uniform
+        prior ``M_j = beta B^2`` for its scores and thresholds.
     auto : callable or None
         ``(datafit, l1, n_samples, n_features) -> bool``: whether
         ``solver="auto"`` runs this solver (the first true in the registry's
@@ -110,6 +117,7 @@ class SolverSpec:
     default_kappa: Callable = None
     default_clip: float = None
     releases: Callable = None
+    smoothness_after_selection: Callable = None
     auto: Callable = None
     options: dict = field(default_factory=dict)
 
