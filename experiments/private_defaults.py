@@ -8,6 +8,10 @@ F* is the exact solver's optimum of the same objective), the relative error
 * the leaky fit: ``leak_constants=True`` (every constant computed from the data
   without budget, the library's defaults otherwise; epsilon = inf);
 * the private default: nothing given but epsilon (and the public classes);
+  its error is that of the model it returns: where it clips the features to
+  its private per-feature bounds (``feature_clip_``, DP-CD's per-feature
+  constants), ``F`` of ``clip(X) @ coef_``, the decision function its
+  ``predict`` uses; the last column gives ``F(coef_)`` on the raw X beside it;
 
 with the private default's reported epsilon and, beside each error, the support
 found (nonzeros of w* found / nonzeros outside w*'s support).  Mean over
@@ -46,6 +50,7 @@ from sparsedp.datasets import (load_california, load_dorothea, load_electricity,
 from sparsedp.exceptions import PrivacyLeakWarning  # noqa: E402
 from sparsedp.penalties import L1, L2  # noqa: E402
 from sparsedp.solvers import exact  # noqa: E402
+from sparsedp.solvers._scales import clip_to_bounds  # noqa: E402
 
 RESULTS = pathlib.Path(__file__).parent / "results"
 
@@ -100,8 +105,9 @@ def run(name, seeds, log):
     f_star, w_star = ref.diagnostics.objective, ref.coef
     penalty = penalty_of(alpha)
 
-    def rel(coef):
-        F = datafit.value(X @ coef, y) + penalty.value(coef)
+    def rel(coef, clip=None):
+        Xc = X if clip is None else clip_to_bounds(X, clip)
+        F = datafit.value(Xc @ coef, y) + penalty.value(coef)
         return (F - f_star) / f_star
 
     rows = {"leaky": [], "private": []}
@@ -114,8 +120,9 @@ def run(name, seeds, log):
                 warnings.simplefilter("ignore", PrivacyLeakWarning)
                 est.fit(X, y)
             coef = np.ravel(est.coef_)
-            rows[kind].append((rel(coef), *support(coef, w_star), est.privacy_.epsilon,
-                               time.perf_counter() - t0, est.solver_))
+            rows[kind].append((rel(coef, est.feature_clip_), *support(coef, w_star),
+                               est.privacy_.epsilon, time.perf_counter() - t0, est.solver_,
+                               rel(coef)))
         log(f"  {name} seed {seed}: leaky {rows['leaky'][-1][0]:.4g}, private "
             f"{rows['private'][-1][0]:.4g} (eps {rows['private'][-1][3]:.4f}, "
             f"{rows['private'][-1][5]})")
@@ -130,8 +137,8 @@ def fmt(values):
 
 def table(results):
     lines = ["| problem | solver | w = 0 | leaky fit (eps = inf) | support | private default | "
-             "support | private eps (max) | ratio |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "support | private eps (max) | ratio | private, F(coef_) on raw X |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for name, r in results.items():
         leaky, private = r["rows"]["leaky"], r["rows"]["private"]
         el = [x[0] for x in leaky]
@@ -141,7 +148,7 @@ def table(results):
         lines.append(
             f"| {name} ({r['n']} x {r['p']}) | {private[0][5]} | {r['zero']:.3g} | {fmt(el)} | "
             f"{sup[0]} | **{fmt(ep)}** | {sup[1]} | {max(x[3] for x in private):.4f} | "
-            f"{np.mean(ep) / np.mean(el):.2f} |")
+            f"{np.mean(ep) / np.mean(el):.2f} | {fmt([x[6] for x in private])} |")
     return "\n".join(lines)
 
 

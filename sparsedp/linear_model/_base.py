@@ -491,7 +491,7 @@ class DPLinearModel(BaseEstimator):
             if k > 1 and prior is None:
                 each = (epsilon / k, delta / k)  # basic composition: always within budget
             else:  # the estimates' share composes worse than the GDP split: less for the fits
-                each = (each[0] * 0.99 * epsilon / total, each[1])
+                each = (each[0] * (1.0 - 1e-6) * epsilon / total, each[1])
             fits = [fit(0, each)]
         else:
             raise RuntimeError(f"no per-fit budget found within epsilon = {epsilon}")

@@ -17,9 +17,10 @@ constants"):
   coordinates only, after each selection, inside the solver
   (:data:`STEP_SHARE` of its budget, ``feature_bounds=B``).
 
-The estimates take :data:`CONSTANTS_SHARE` of the GDP budget ``mu^2`` of
-(epsilon, delta) (``mu`` from :func:`~sparsedp.privacy.calibrate_gaussian`),
-the fits the rest, ``sqrt(1 - share) mu`` (exact for the Gaussian solvers: the
+Each estimate (the per-row scales; the per-feature constants) takes
+:data:`CONSTANTS_SHARE` of the GDP budget ``mu^2`` of (epsilon, delta) (``mu``
+from :func:`~sparsedp.privacy.calibrate_gaussian`), the fits the rest,
+``sqrt(1 - share) mu`` (exact for the Gaussian solvers: the
 Gaussian mechanisms compose exactly in GDP); the estimator checks the whole
 ledger, estimates and fits, against (epsilon, delta) and lowers the fits'
 budget when another composition is worse.
@@ -34,8 +35,9 @@ from ..solvers._scales import private_row_scales, smoothness_from_histogram
 
 __all__ = ["CONSTANTS_SHARE", "STEP_SHARE", "PrivateConstants", "estimate_constants"]
 
-#: the share of the GDP budget ``mu^2`` the private constants take (docs/defaults.rst)
-CONSTANTS_SHARE = 0.02
+#: the share of the GDP budget ``mu^2`` each private estimate takes (the per-row
+#: scales; the per-feature constants): measured, docs/defaults.rst
+CONSTANTS_SHARE = 0.025
 #: DP-GCD after selection: the share of the solver's own budget its estimates take
 STEP_SHARE = 0.05
 
@@ -105,7 +107,8 @@ def estimate_constants(X, y, datafit, spec, smoothness_kw, budget, params, gener
         spec.smoothness_after_selection(budget, n_columns)
     per_feature = coordinate and not after_selection
     parts = 1 + per_feature
-    z = math.sqrt(parts) / (math.sqrt(CONSTANTS_SHARE) * mu)  # parts Gaussians: sqrt(share) mu
+    share = parts * CONSTANTS_SHARE
+    z = 1.0 / (math.sqrt(CONSTANTS_SHARE) * mu)  # parts Gaussians: sqrt(share) mu together
     # the solver's relation: the noise is calibrated for replace-one (sensitivity
     # sqrt(2 k)), at least that of add/remove (sqrt(k)), so it is valid for both
     ledger = PrivacyLedger(delta=delta, relation=spec.relation)
@@ -129,5 +132,5 @@ def estimate_constants(X, y, datafit, spec, smoothness_kw, budget, params, gener
     elif spec.smoothness == "global" and given is None and \
             smoothness_kw.get("global_smoothness") is None:
         kwargs["global_smoothness"] = trace  # ||X||_2^2 <= ||X||_F^2
-    epsilon_left = gdp_epsilon(math.sqrt(1.0 - CONSTANTS_SHARE) * mu, delta)
+    epsilon_left = gdp_epsilon(math.sqrt(1.0 - share) * mu, delta)
     return PrivateConstants(kwargs, trace, rows.target_rms, ledger, epsilon_left, bounds)
