@@ -14,9 +14,11 @@ Bugs
 ----
 ``"noise_halved"``
     Every noise scale halved: the releases' (a ``GridRelease`` / ``WalkRelease``
-    built at half the multiplier) and DP-GCD's selection noise.
+    built at half the multiplier: the private constants' histograms and DP-GCD's
+    estimate after selection too) and DP-GCD's selection noise.
 ``"no_clipping"``
-    Per-sample terms not clipped (the kernel's clip is ``inf``; DP-CD's blocks
+    Per-sample terms not clipped (the kernel's clip is ``inf``, and DP-GCD's
+    smoothness estimate after selection sums unclipped terms; DP-CD's blocks
     hold ``2**64 C_j``, its grid scaled back by ``2**-64``, so the grid and the
     noise are still those of ``C_j``), the noise calibrated for the clipped
     sensitivity.
@@ -60,7 +62,7 @@ CONSTRUCTORS = {
     "GreedyKernel": ("X", "y", "loss", "smoothness", "clip_thresholds", "step_sizes", "l1",
                      "l2", "rule", "selection", "selection_scale", "gradient_release", "noise",
                      "grid", "inv_grid", "generator", "refresh_every", "refresh_work",
-                     "coef_init", "intercept_scaling"),
+                     "coef_init", "intercept_scaling", "step_estimate"),
 }
 
 
@@ -96,6 +98,15 @@ def _halve(x):
 def _unclipped(clip):
     return np.full_like(np.asarray(clip, dtype=np.float64), math.inf) \
         if np.ndim(clip) else math.inf
+
+
+def _unclipped_estimate(estimate):
+    """DP-GCD's estimate after selection with its terms unclipped (and uncapped): the
+    bound ``beta B^2`` infinite, the release's grid and noise still those of it."""
+    if estimate is None:
+        return None
+    noise, grid, inv_grid, beta, bound, floor, gamma = estimate
+    return noise, grid, inv_grid, beta, math.inf, floor, gamma
 
 
 def _grid_release(cls, noise=1.0, sensitivity=1.0, record=None):
@@ -274,7 +285,7 @@ def _raw_sgd_eager(fn):
 def _patches(bug):
     """``(module, name, make)``: ``module.name`` becomes ``make(module.name)``."""
     grid_modules = ("sparsedp.solvers._dp_cd", "sparsedp.solvers._dp_gcd",
-                    "sparsedp.solvers._smoothness")
+                    "sparsedp.solvers._smoothness", "sparsedp.solvers._scales")
     walk_modules = ("sparsedp.solvers._dp_sgd", "sparsedp.solvers._dp_scd")
     out = []
     if bug in ("noise_halved", "sensitivity_halved"):
@@ -293,7 +304,8 @@ def _patches(bug):
                  lambda fn: _with(fn, grid_per_clip=lambda g: g / UNCLIP,
                                   inv_grid_per_clip=lambda g: g * UNCLIP)),
                 ("sparsedp.solvers._dp_gcd", "GreedyKernel",
-                 lambda cls: _with(cls, clip_thresholds=_unclipped)),
+                 lambda cls: _with(cls, clip_thresholds=_unclipped,
+                                   step_estimate=_unclipped_estimate)),
                 ("sparsedp.solvers._dp_sgd", "sgd_eager", lambda fn: _with(fn, clip=_unclipped)),
                 ("sparsedp.solvers._dp_sgd", "sgd_lazy", lambda fn: _with(fn, clip=_unclipped)),
                 ("sparsedp.solvers._dp_scd", "dp_scd_steps",
