@@ -18,7 +18,6 @@ clf = DPLogisticRegression(
     penalty="l1", alpha=1e-3,          # a sparse model
     classes=["ham", "spam"],           # public: the labels are declared, not read from y
     epsilon=1.0,                       # delta defaults to 1 / n**2
-    smoothness=np.full(p, 0.25),       # public: |X_ij| <= 1, so M_j <= 1/4
     random_state=0,
 )
 clf.fit(X_train, y_train)              # CSR in: converted once to CSC, never densified
@@ -32,6 +31,7 @@ from sparsedp.penalties import L1  # noqa: E402
 from sparsedp.solvers import dp_gcd  # noqa: E402
 
 yb = np.where(y_train == "spam", 1.0, -1.0)
-res = dp_gcd(X_train, yb, Logistic(), L1(1e-3), epsilon=1.0, delta=clf.delta_,
+epsilon, delta = clf.solver_budget_  # what is left after the private constants
+res = dp_gcd(X_train, yb, Logistic(), L1(1e-3), epsilon=epsilon, delta=delta,
              random_state=0, **clf.solver_params_)  # fit_intercept=True among them
 assert np.array_equal(res.coef, clf.coef_[0]) and res.intercept == clf.intercept_[0]

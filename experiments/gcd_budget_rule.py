@@ -31,10 +31,12 @@ def _clipped(n_iter, low=3):
     return int(min(max(round(n_iter), low), 100))
 
 
-DEFAULT = "n / 300 in [3, 100] (the default)"
+DEFAULT = "n/300 in [3,100] if n > p, else n/600 in [1,100] (default)"
 # Each candidate maps (n, p) to an iteration count at epsilon = 1.
 RULES = {
     DEFAULT: lambda n, p: default_budget("gcd", n, p, 1.0)["n_iter"],
+    "n / 300 in [3, 100] (before)": lambda n, p: _clipped(n / 300),
+    "n / 600 in [1, 100]": lambda n, p: _clipped(n / 600, low=1),
     "n / 300 in [1, 100]": lambda n, p: _clipped(n / 300, low=1),
     "n / 100 in [3, 100]": lambda n, p: _clipped(n / 100),
     "n / 100 in [1, 100]": lambda n, p: _clipped(n / 100, low=1),
@@ -95,12 +97,12 @@ def main(argv=None):
               + f"  {best:5d}  {n_iter:3d} ({loss:.2f})")
     print()
     print("loss of a rule = error at its n_iter / error at the best measured n_iter")
-    print(f"{'rule':34s} {'all: geomean':>12s} {'worst':>6s}   {'n <= 1500: geomean':>18s} {'worst':>6s}  worst shape")
+    print(f"{'rule':62s} {'all: geomean':>12s} {'worst':>6s}   {'n <= 1500: geomean':>18s} {'worst':>6s}  worst shape")
     for name, rule in RULES.items():
         losses = rule_losses(table, rule)
         small = [loss for key, loss in losses.items() if key[1] <= SMALL_N]
         worst = max(losses, key=losses.get)
-        print(f"{name:34s} {math.exp(np.mean(np.log(list(losses.values())))):12.2f} "
+        print(f"{name:62s} {math.exp(np.mean(np.log(list(losses.values())))):12.2f} "
               f"{losses[worst]:6.2f}   {math.exp(np.mean(np.log(small))):18.2f} {max(small):6.2f}  "
               f"{worst[0]} n={worst[1]} p={worst[2]}")
 

@@ -18,7 +18,7 @@ from sparsedp.exceptions import PrivacyLeakWarning
 from sparsedp.penalties import L1, L2, ElasticNet, as_penalty
 from sparsedp.privacy import calibrate_pure_composition
 from sparsedp.random import IntegerNoise, NoisyMax
-from sparsedp.solvers._dp_gcd import SCORE_FLOAT_FACTOR
+from sparsedp.solvers._dp_gcd import SCORE_FLOAT_FACTOR, _calibrate, step_estimate_multiplier
 from sparsedp import DPLasso
 from sparsedp.solvers import NonPrivateDiagnostics, calibrate_dp_gcd, dp_gcd, exact, objective
 
@@ -502,14 +502,16 @@ def test_same_seed_same_fit_and_leaks_are_reported():
     np.testing.assert_array_equal(t.coef, c.coef)
     np.testing.assert_array_equal(t.info["selected"], c.info["selected"])
     assert not hasattr(c, "objective")  # only c.diagnostics.objective, with diagnostics
-    # private smoothness: a fraction of epsilon, the rest for the iterations
+    # private smoothness: a fraction of the budget, with fewer iterations (10) than
+    # coordinates (50) spent after each selection on the selected coordinate's constant
     with pytest.warns(PrivacyLeakWarning, match="feature bounds"):
         d = dp_gcd(X, y, Logistic(), L1(0.01), smoothness=0.1, **kw)
     assert d.privacy.epsilon == math.inf  # the feature bounds leaked
     assert d.privacy.get_epsilon(1e-4, ignore_leaks=True) <= 1.0 + 1e-9
     eps_i, delta_i = ideal_budget(1.0, 1e-4, 10, X.shape[1], private_smoothness=True)
-    assert d.info["epsilon0"] == calibrate_dp_gcd(0.9 * eps_i, delta_i, 10,
-                                                  d.info["selection"])
+    z = step_estimate_multiplier(eps_i, delta_i, 10, 0.1)
+    assert d.info["epsilon0"] == _calibrate(eps_i, delta_i, 10, d.info["selection"],
+                                            "laplace", z)
 
 
 @pytest.mark.parametrize("kwargs,match", [

@@ -165,11 +165,16 @@ def test_default_delta_is_one_over_n_squared():
         default_delta(1)
 
 
-def test_leak_warning_without_public_constants_and_none_with_them():
+def test_leak_warning_only_with_leak_constants():
     X, y = regression()
     with pytest.warns(PrivacyLeakWarning):
-        est = DPRidge(solver="cd", passes=1, random_state=0).fit(X, y)
+        est = DPRidge(solver="cd", passes=1, leak_constants=True, random_state=0).fit(X, y)
     assert math.isinf(est.privacy_.epsilon)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        warnings.simplefilter("ignore", UserWarning)  # 200 rows: unit scales, warned
+        est = DPRidge(solver="cd", passes=1, random_state=0).fit(X, y)  # private defaults
+    assert est.privacy_.epsilon <= 1.0 and not est.privacy_.leaks
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         est = DPRidge(solver="cd", passes=1, smoothness=0.2, feature_bounds=1.0,
@@ -199,9 +204,17 @@ def test_default_clip_is_kappa_times_the_gradient_scale_at_zero():
     kappa = default_kappa("gcd", Xr.shape[0], 5, 1.0, est.delta_)
     assert est.solver_params_["clip"] == pytest.approx(kappa * unit)
     assert est.privacy_.epsilon <= 1.0
+    # ... or privately estimated (the default: no leak, one more mechanism) ...
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        warnings.simplefilter("ignore", UserWarning)  # 200 rows: unit scales, warned
+        est = DPLasso(alpha=0.01, solver="gcd", n_iter=5, smoothness=Mr,
+                      fit_intercept=False, random_state=0).fit(Xr, yr)
+    assert est.privacy_.epsilon <= 1.0
+    assert [m.name for m in est.privacy_.entries][0].startswith("constants: data scales")
     # ... or from the data: a leak, warned and recorded
     with pytest.warns(PrivacyLeakWarning, match="rms"):
-        est = DPLasso(alpha=0.01, solver="gcd", n_iter=5, smoothness=Mr,
+        est = DPLasso(alpha=0.01, solver="gcd", n_iter=5, smoothness=Mr, leak_constants=True,
                       fit_intercept=False, random_state=0).fit(Xr, yr)
     unit = math.sqrt(Mr.sum() / 2.0) * 2.0 * np.sqrt(np.mean(yr ** 2))
     assert est.solver_params_["clip"] == pytest.approx(kappa * unit)
@@ -210,8 +223,8 @@ def test_default_clip_is_kappa_times_the_gradient_scale_at_zero():
 
 def test_default_budget_rule():
     from sparsedp.linear_model import default_budget
-    assert default_budget("gcd", 800, 100_000) == {"n_iter": 3, "step_size": 3.0}
-    assert default_budget("gcd", 15_000, 20_000) == {"n_iter": 50, "step_size": 3.0}
+    assert default_budget("gcd", 800, 100_000) == {"n_iter": 1, "step_size": 1.0}
+    assert default_budget("gcd", 15_000, 20_000) == {"n_iter": 25, "step_size": 1.0}
     assert default_budget("gcd", 20_640, 8) == {"n_iter": 69, "step_size": 1.0}
     assert default_budget("gcd", 45_312, 8)["n_iter"] == 100
     assert default_budget("gcd", 45_312, 8, epsilon=INF)["n_iter"] == 100
@@ -480,11 +493,19 @@ _NOISY_R2 = ("DP-GCD's default 3 iterations at epsilon = 1 on the check's 200 x 
              "0.009 to 0.77 over seeds, not always above the check's 0.5")
 
 
+_PRIVATE_R2 = ("the private default constants on the check's 200 x 10 data (n = 200 at "
+               "epsilon = 1: no histogram bin stands out of the noise, unit scales): DP-CD's "
+               "R^2 0.45 to 0.60 over seeds 0-3 (0.47 to 0.72 with leak_constants=True), not "
+               "always above the check's 0.5")
+
+
 def _expected_failures(estimator):
     if isinstance(estimator, DPLinearSVC) and estimator.loss == "hinge":
         return {"check_classifiers_train": _NOISY_ACCURACY}
     if isinstance(estimator, (DPLasso, DPElasticNet)) and estimator.solver == "auto":
         return {"check_regressors_train": _NOISY_R2}
+    if isinstance(estimator, (DPLasso, DPElasticNet, DPRidge)):
+        return {"check_regressors_train": _PRIVATE_R2}
     return {}
 
 
@@ -507,7 +528,7 @@ def test_getting_started_example_runs_and_learns():
         pytest.skip("examples/ not beside the tests")
     ns = runpy.run_path(str(path))  # asserts estimator == functional API itself
     clf = ns["clf"]
-    assert clf.solver_ == "gcd" and clf.n_iter_[0] == 50
+    assert clf.solver_ == "gcd" and clf.n_iter_[0] == 25
     assert set(range(10)) <= set(np.flatnonzero(clf.coef_[0]))
     assert clf.score(ns["X_test"], ns["y_test"]) > 0.8
     assert clf.privacy_.epsilon <= 1.0

@@ -62,8 +62,8 @@ def default_budget(solver, n_samples, n_features, epsilon=1.0):
 
     The solver's spec (:class:`~sparsedp.solvers.SolverSpec`: ``default_budget``,
     ``default_step``), measured at epsilon = 1 (docs/defaults.rst).  DP-GCD:
-    ``n epsilon / 300`` iterations, within [3, 100], step 3 when ``n_features
-    >= n_samples``, else 1.  DP-CD: 2 passes when ``n_features >= n_samples``
+    ``n epsilon / 300`` iterations within [3, 100] when ``n_samples >
+    n_features``, else ``n epsilon / 600`` within [1, 100], step 1.  DP-CD: 2 passes when ``n_features >= n_samples``
     (every further one only adds noise), else 20, step 1 (0.3 on the squared
     loss; with the default clip of :func:`default_kappa`, which shrinks as the
     passes grow).  DP-SGD: 20 passes, step 1; DP-SCD: 20 passes (no step).
@@ -473,7 +473,11 @@ class DPLinearModel(BaseEstimator):
                           f"point)", UserWarning, stacklevel=3)
             init = None
 
+        start = seeds[0].bit_generator.state  # a re-tried first fit draws the same bits
+
         def fit(c, budget):
+            if c == 0:
+                seeds[0].bit_generator.state = start
             return self._run(params, X, targets[c], *budget, dict(kw), seeds[c],
                              None if init is None else (init[0][c], init[1][c]))
 
@@ -495,6 +499,7 @@ class DPLinearModel(BaseEstimator):
             fits = [fit(0, each)]
         else:
             raise RuntimeError(f"no per-fit budget found within epsilon = {epsilon}")
+        self.solver_budget_ = each
         fits += [fit(c, each) for c in range(1, k)]
         results = [r for _, _, r in fits]
         for r in results:

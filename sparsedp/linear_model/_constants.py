@@ -26,6 +26,7 @@ ledger, estimates and fits, against (epsilon, delta) and lowers the fits'
 budget when another composition is worse.
 """
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -112,6 +113,9 @@ def estimate_constants(X, y, datafit, spec, smoothness_kw, budget, params, gener
     # the solver's relation: the noise is calibrated for replace-one (sensitivity
     # sqrt(2 k)), at least that of add/remove (sqrt(k)), so it is valid for both
     ledger = PrivacyLedger(delta=delta, relation=spec.relation)
+    # a child stream: the fit's own draws stay those of the functional call with the
+    # same seed (the fit is reproducible from solver_params_ and solver_budget_)
+    generator = generator.spawn(1)[0]
     rows = private_row_scales(X, y, z, generator, ledger, relation=spec.relation,
                               norms=not after_selection)
     kwargs = {}
@@ -132,5 +136,11 @@ def estimate_constants(X, y, datafit, spec, smoothness_kw, budget, params, gener
     elif spec.smoothness == "global" and given is None and \
             smoothness_kw.get("global_smoothness") is None:
         kwargs["global_smoothness"] = trace  # ||X||_2^2 <= ||X||_F^2
+    if rows.undetected:
+        warnings.warn(
+            f"the private estimates of the data's scales saw nothing above their noise "
+            f"({', '.join(rows.undetected)}: n = {X.shape[0]} rows at epsilon = "
+            f"{epsilon:g}); they take unit scales. Give public constants (feature_bounds, "
+            f"smoothness, clip, target_bound) for a better fit", UserWarning, stacklevel=5)
     epsilon_left = gdp_epsilon(math.sqrt(1.0 - share) * mu, delta)
     return PrivateConstants(kwargs, trace, rows.target_rms, ledger, epsilon_left, bounds)

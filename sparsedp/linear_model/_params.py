@@ -22,7 +22,8 @@ COMMON_PARAMETERS = """\
         Must be None with DP-GCD.
     n_iter : int or None, default=None
         DP-GCD's budget, its number of greedy iterations.  None: ``n epsilon /
-        600`` within [1, 100] (:func:`~sparsedp.linear_model.default_budget`).
+        300`` within [3, 100] when n > p, else ``n epsilon / 600`` within [1, 100]
+        (:func:`~sparsedp.linear_model.default_budget`).
         Must be None with the other solvers.
     step_size : float or None, default=None
         gamma in the solvers' step ``gamma / M_j`` (DP-CD, DP-GCD) or ``gamma /
@@ -105,8 +106,12 @@ FITTED_ATTRIBUTES = """\
         The solver's iteration count (per class for classifiers).
     solver_params_ : dict
         The keyword arguments the solver was called with (besides the data,
-        the model, the budget and the seed): calling it with them reproduces
-        the fit.
+        the model, the budget and the seed): calling it with them, the budget
+        ``solver_budget_`` and the same seed reproduces the fit (one model; on
+        X clipped to ``feature_clip_`` when that is set).
+    solver_budget_ : tuple of float
+        The ``(epsilon, delta)`` each solver call was given: the request less
+        what the private constants and (one-vs-rest) the other models spent.
     solver_info_ : list of dict
         The solver's public values (noise multipliers, clipping thresholds,
         step sizes...), one per fitted model.

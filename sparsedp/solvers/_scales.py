@@ -109,11 +109,17 @@ class RowScales:
         ``sqrt(mean_i y_i^2)`` (only with targets).
     target_bound : float or None
         A bound on ``|y_i|`` (only with targets).
+    undetected : tuple of str
+        The scales no bin of whose histogram stood out of the noise (too few rows
+        for the budget): they take the unit-scale prior (a bound of 1, ``p``
+        for ``||x_i||^2``, 1 for ``y``), post-processing of the release.
     """
 
-    def __init__(self, bound, mean_sq_norm, target_rms=None, target_bound=None):
+    def __init__(self, bound, mean_sq_norm, target_rms=None, target_bound=None,
+                 undetected=()):
         self.bound, self.mean_sq_norm = bound, mean_sq_norm
         self.target_rms, self.target_bound = target_rms, target_bound
+        self.undetected = undetected
 
     def __repr__(self):
         return (f"RowScales(bound={self.bound!r}, mean_sq_norm={self.mean_sq_norm!r}, "
@@ -143,11 +149,11 @@ def _read(noisy, threshold):
 
 
 def _mean_square(noisy, threshold, square_of_value):
-    """The mean of the values (or of their squares) over the detected bins; with no
-    detected bin, the centre of the bin of the largest noisy count."""
+    """The mean of the values (or of their squares) over the detected bins (None
+    with no detected bin)."""
     kept, c = _read(noisy, threshold)
     if kept.size == 0:
-        kept, c = np.array([np.argmax(noisy)]), np.ones(1)
+        return None
     v = bin_centre(kept)
     v = v * v if square_of_value else v
     return float(np.sum(c * v) / np.sum(c))
@@ -185,13 +191,28 @@ def private_row_scales(X, y, multiplier, generator, ledger, name="data scales",
 
     def bound(h):
         kept, _ = _read(h, threshold)
-        return float(bin_upper(kept.max() if kept.size else np.argmax(h)))
+        return float(bin_upper(kept.max())) if kept.size else None
 
-    scales = RowScales(bound(noisy[0]),
-                       _mean_square(noisy[1], threshold, False) if norms else None)
+    # nothing detected (too few rows for the budget): the unit-scale prior, flagged
+    undetected = []
+    B = bound(noisy[0])
+    if B is None:
+        B = 1.0
+        undetected.append("bound on |X_ij|")
+    mean_sq = None
+    if norms:
+        mean_sq = _mean_square(noisy[1], threshold, False)
+        if mean_sq is None:
+            mean_sq = X.shape[1] * B * B
+            undetected.append("row norms")
+    scales = RowScales(B, mean_sq)
     if y is not None:
-        scales.target_rms = math.sqrt(_mean_square(noisy[-1], threshold, True))
-        scales.target_bound = bound(noisy[-1])
+        rms, scales.target_bound = _mean_square(noisy[-1], threshold, True), bound(noisy[-1])
+        if rms is None:
+            rms, scales.target_bound = 1.0, 1.0
+            undetected.append("scale of y")
+        scales.target_rms = math.sqrt(rms)
+    scales.undetected = tuple(undetected)
     return scales
 
 

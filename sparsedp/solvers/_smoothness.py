@@ -17,7 +17,8 @@ from .._validation import check_real
 from ..exceptions import PrivacyLeakWarning
 from ._release import GridRelease
 
-__all__ = ["resolve_smoothness", "private_smoothness", "clip_thresholds", "estimate_bounds"]
+__all__ = ["resolve_smoothness", "private_smoothness", "clip_thresholds", "estimate_bounds",
+           "check_fraction"]
 
 
 def _leak(ledger, name, description, stacklevel=4):
@@ -101,6 +102,16 @@ def private_smoothness(X, datafit, epsilon, feature_bounds, generator, *,
     return np.minimum(np.maximum(released / n, scale), bounds), scale, release.noise.eta
 
 
+def check_fraction(smoothness):
+    """``smoothness`` as a float: the fraction of the budget spent estimating the
+    constants, in (0, 1), or a ValueError saying so."""
+    if isinstance(smoothness, numbers.Real) and not 0.0 < smoothness < 1.0:
+        raise ValueError(
+            f"smoothness as a float is the fraction of epsilon spent estimating "
+            f"the constants, in (0, 1); got {smoothness!r}")
+    return check_real(smoothness, "smoothness", high=1.0)
+
+
 def estimate_bounds(X, feature_bounds, ledger, intercept=None, stacklevel=5):
     """The bounds on ``|X_ij|`` of a private smoothness estimate, one per coordinate
     (the intercept column's, its public constant, last).
@@ -182,11 +193,7 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
                   "constants (smoothness=array) or a budget fraction (smoothness=0.1)")
         return _columns_of(X, intercept, datafit.smoothness), epsilon, None
     if np.ndim(smoothness) == 0:
-        if isinstance(smoothness, numbers.Real) and not 0.0 < smoothness < 1.0:
-            raise ValueError(
-                f"smoothness as a float is the fraction of epsilon spent estimating "
-                f"the constants, in (0, 1); got {smoothness!r}")
-        fraction = check_real(smoothness, "smoothness", high=1.0)
+        fraction = check_fraction(smoothness)
         if not math.isfinite(epsilon):
             return _columns_of(X, intercept, datafit.smoothness), epsilon, None
         bounds = estimate_bounds(X, feature_bounds, ledger, intercept, stacklevel=6)
