@@ -273,6 +273,9 @@ class DPLinearModel(BaseEstimator):
         if spec.default_step is not None and "step_size" not in kw:
             kw["step_size"] = spec.default_step(n_samples, n_features, self._datafit())
         constants, target_rms = None, None
+        if self.leak_constants and smoothness_kw.get("smoothness", 0) is None \
+                and smoothness_kw.get("global_smoothness") is None:
+            smoothness_kw["smoothness"] = "leak"  # computed by the solver: a recorded leak
         if self._estimates_needed(params, smoothness_kw, trace_bound):
             constants = estimate_constants(
                 X, targets[0] if self._derivative_scale is None else None, self._datafit(),

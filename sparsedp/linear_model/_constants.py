@@ -32,15 +32,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..privacy import PrivacyLedger, calibrate_gaussian, gdp_epsilon
-from ..solvers._scales import private_row_scales, smoothness_from_histogram
+from ..solvers._dp_gcd import STEP_SHARE
+from ..solvers._scales import ESTIMATE_SHARE, private_row_scales, smoothness_from_histogram
 
 __all__ = ["CONSTANTS_SHARE", "STEP_SHARE", "PrivateConstants", "estimate_constants"]
 
 #: the share of the GDP budget ``mu^2`` each private estimate takes (the per-row
 #: scales; the per-feature constants): measured, docs/defaults.rst
-CONSTANTS_SHARE = 0.025
-#: DP-GCD after selection: the share of the solver's own budget its estimates take
-STEP_SHARE = 0.05
+CONSTANTS_SHARE = ESTIMATE_SHARE
 
 
 @dataclass

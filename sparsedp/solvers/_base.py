@@ -37,7 +37,7 @@ from ..datafits import _Datafit
 from ..penalties import as_penalty
 from ._result import NonPrivateDiagnostics, Result
 from ._release import record_no_noise
-from ._smoothness import clip_thresholds, resolve_smoothness
+from ._smoothness import clip_thresholds, default_smoothness, resolve_smoothness
 
 __all__ = ["Problem", "check_problem", "check_intercept", "constant_column", "Budget", "CoordinateConstants",
            "coordinate_constants", "PrivateSolver", "KernelOutput", "check_clip", "check_coef_init", "csr_rows",
@@ -120,6 +120,12 @@ class Problem:
                          shape=(n, X.shape[1] + 1))
         A.has_canonical_format = True  # X's columns were, the new one is sorted
         return replace(self, X=mark_checked(A), appended=True)
+
+    def clipped(self, bounds):
+        """The same problem on X with each column clipped to ``[-bounds_j, bounds_j]``
+        (the intercept column, public, untouched)."""
+        from ._scales import clip_to_bounds
+        return replace(self, X=mark_checked(clip_to_bounds(self.X, bounds)))
 
     def margin(self, w):
         """``[X, s * 1] @ w``, as scipy computes it (columns in order, the intercept's
@@ -283,6 +289,9 @@ class CoordinateConstants:
     #: None, or a solver's private estimate of the constants during the run
     #: (DP-GCD: ``{"fraction", "bound", "gamma"}``, :mod:`sparsedp.solvers._dp_gcd`)
     estimate: dict = None
+    #: None, or the per-feature bounds X is clipped to for the run (the private
+    #: default's ``M_j`` describe the clipped data; ``info["feature_clip"]``)
+    feature_clip: np.ndarray = None
 
 
 def coordinate_constants(problem, smoothness, clip, step_size, budget, feature_bounds,
@@ -291,17 +300,25 @@ def coordinate_constants(problem, smoothness, clip, step_size, budget, feature_b
 
     Returns the :class:`CoordinateConstants` and the :class:`Budget` left.
     """
-    M, epsilon_left, mu_left = resolve_smoothness(
-        problem.X, problem.datafit, smoothness, budget.epsilon, feature_bounds, generator,
-        ledger, delta=budget.delta, mechanism=mechanism,
-        intercept=problem.intercept_column)
+    feature_clip = None
+    if smoothness is None and budget.private:  # the private default
+        M, feature_clip, mu_left = default_smoothness(
+            problem.X, problem.datafit, feature_bounds, budget.epsilon, budget.delta,
+            generator, ledger, intercept=problem.intercept_column)
+        epsilon_left, delta_left = budget.epsilon, budget.delta
+    else:
+        M, epsilon_left, mu_left, delta_left = resolve_smoothness(
+            problem.X, problem.datafit, smoothness, budget.epsilon, feature_bounds, generator,
+            ledger, delta=budget.delta, mechanism=mechanism,
+            intercept=problem.intercept_column)
     with np.errstate(over="ignore"):
         steps = np.divide(step_size, M, out=np.zeros(problem.p), where=M > 0)
     if not np.all(np.isfinite(steps)):
         raise ValueError("step_size / smoothness overflows: the smoothness constants "
                          "must be 0 or at least step_size / 1e300")
-    constants = CoordinateConstants(M, clip_thresholds(M, clip), steps, clip)
-    return constants, Budget(epsilon_left, budget.delta, mu_left)
+    constants = CoordinateConstants(M, clip_thresholds(M, clip), steps, clip,
+                                    feature_clip=feature_clip)
+    return constants, Budget(epsilon_left, delta_left, mu_left)
 
 
 @dataclass
@@ -348,7 +365,11 @@ class PrivateSolver:
         smoothness estimate are counted here.  Subclasses add their noisy max.
         """
         from .._kernels._noise import NOISE_ETA
-        draws = self.integer_draws(problem, options) + problem.p * estimated_smoothness
+        from ._scales import N_BINS
+        # a private estimate draws at most one count per bin of each feature's histogram
+        # and of the rows' (the defaults), or one value per coordinate (DP-CD-P)
+        estimates = (problem.p + 2) * N_BINS if estimated_smoothness else 0
+        draws = self.integer_draws(problem, options) + estimates
         return NOISE_ETA * draws, 0.0
 
     def constants(self, problem, smoothness, clip, step_size, budget, feature_bounds,
@@ -387,14 +408,19 @@ class PrivateSolver:
         if not budget.private:
             record_no_noise(ledger)
         else:
-            estimated = smoothness is not None and np.ndim(smoothness) == 0
+            # a private estimate (None: the defaults' histograms; a fraction: DP-CD-P)
+            estimated = smoothness is None or (np.ndim(smoothness) == 0
+                                               and not isinstance(smoothness, str))
             eta, tv = self.sampler_slack(problem, options, epsilon, delta, estimated)
             budget = _after_slack(epsilon, delta, eta, tv, self.SLACK_SOURCES)
         constants, budget = self.constants(
             problem, smoothness, clip, step_size, budget, feature_bounds, generator,
             ledger, smoothness_mechanism, options)
-        plan = self.calibrate(problem, constants, budget, ledger, options)
-        out = self.run(problem, constants, plan, generator, options, trace)
+        run_on = problem if constants.feature_clip is None else problem.clipped(
+            constants.feature_clip)
+        plan = self.calibrate(run_on, constants, budget, ledger, options)
+        out = self.run(run_on, constants, plan, generator, options, trace)
+        out.info["feature_clip"] = constants.feature_clip
         return result_of(problem, out, ledger, diagnostics or trace)
 
 

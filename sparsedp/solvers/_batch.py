@@ -76,6 +76,11 @@ class BatchSolver:
         """Validate the solver's own options; return them as a dict."""
         raise NotImplementedError
 
+    def private_constants(self, problem, sampling, options, ledger, budget, generator):
+        """Private estimates of the constants not given (recorded on ``ledger``), and
+        the budget left (none by default)."""
+        return options, budget
+
     def public_constants(self, problem, sampling, options, ledger):
         """Public constants of the run, added to ``options`` (leaks on ``ledger``)."""
         return options
@@ -111,13 +116,17 @@ class BatchSolver:
         options = self.check_options(problem, sampling, trace, **options)
         generator = check_random_state(random_state)
         ledger = PrivacyLedger(delta=delta, relation=sampling.relation)
-        options = self.public_constants(problem, sampling, options, ledger)
-
         budget = Budget(epsilon, delta)
+        options, budget = self.private_constants(problem, sampling, options, ledger, budget,
+                                                 generator)
+        options = self.public_constants(problem, sampling, options, ledger)
         if budget.private:
+            from .._kernels._noise import NOISE_ETA
             draws = self.walk_draws(problem, sampling, options)
-            budget = _after_slack(epsilon, delta, *walk_slack(draws, sampling.batches, steps),
-                                  WALK_SLACK_SOURCES)
+            eta, tv = walk_slack(draws, sampling.batches, steps)
+            # a private estimate's integer draws (on the ledger already)
+            eta += NOISE_ETA * options.get("estimate_draws", 0)
+            budget = _after_slack(budget.epsilon, budget.delta, eta, tv, WALK_SLACK_SOURCES)
             record_walk_slack(ledger, self.RELEASED, draws, sampling.batches, steps)
         sensitivity = clip if sampling.poisson else 2.0 * clip
         z = calibrate_batches(

@@ -18,11 +18,16 @@ from ..privacy import PrivacyLedger, calibrate, calibrate_gaussian
 from ._base import (CoordinateConstants, KernelOutput, PrivateSolver, check_memory,
                     coordinate_constants)
 from ._release import GridRelease
+from ._scales import estimate_multiplier
 from ._smoothness import check_fraction, clip_thresholds, estimate_bounds
 from ._spec import Hyperparameter, SolverSpec
 
-__all__ = ["dp_gcd", "calibrate_dp_gcd"]
+__all__ = ["dp_gcd", "calibrate_dp_gcd", "STEP_SHARE"]
 
+#: ``smoothness=None`` with fewer iterations than coordinates: the share of the
+#: solver's GDP budget spent on the selected coordinates' constants (measured on
+#: dorothea, docs/defaults.rst "Private constants")
+STEP_SHARE = 0.05
 SELECTIONS = ("exponential", "laplace")
 GRADIENT_NOISES = ("laplace", "gaussian")
 RULES = ("gs-r", "gs-s", "gs-q")
@@ -60,11 +65,15 @@ def _value_multiplier(epsilon0, selection, gradient_noise):
 
 
 def _ledger(epsilon0, n_iter, selection, gradient_noise, delta, *, score_sensitivity=None,
-            ledger=None, step_multiplier=None):
+            ledger=None, step_multiplier=None, prior=()):
     """The mechanisms of ``n_iter`` DP-GCD iterations at per-step ``epsilon0``
     (and, with ``step_multiplier``, the Gaussian estimate of each selected
-    coordinate's smoothness constant)."""
-    ledger = PrivacyLedger(delta=delta) if ledger is None else ledger
+    coordinate's smoothness constant; ``prior``: the ``(multiplier, count)`` of the
+    Gaussian estimates made before the run, on a new ledger only)."""
+    if ledger is None:
+        ledger = PrivacyLedger(delta=delta)
+        for z, count in prior:
+            ledger.add_gaussian("a private estimate before the run", z, count=count)
     if step_multiplier is not None:
         ledger.add_gaussian(
             "smoothness constant of each selected coordinate (discretised Gaussian on a "
@@ -92,9 +101,10 @@ def _ledger(epsilon0, n_iter, selection, gradient_noise, delta, *, score_sensiti
 
 
 @functools.lru_cache(maxsize=4096)
-def _calibrate(epsilon, delta, n_iter, selection, gradient_noise, step_multiplier=None):
+def _calibrate(epsilon, delta, n_iter, selection, gradient_noise, step_multiplier=None,
+               prior=()):
     return calibrate(lambda e0: _ledger(e0, n_iter, selection, gradient_noise, delta,
-                                        step_multiplier=step_multiplier),
+                                        step_multiplier=step_multiplier, prior=prior),
                      epsilon, delta, epsilon / (2 * n_iter), noise=False)
 
 
@@ -180,14 +190,17 @@ class DPGCD(PrivateSolver):
         """A private estimate (``smoothness`` a fraction) with fewer iterations than
         coordinates is made after each selection, for the selected coordinate only
         (:func:`dp_gcd`); otherwise as every coordinate method."""
-        after_selection = (smoothness is not None and np.ndim(smoothness) == 0
-                           and not isinstance(smoothness, str) and budget.private
+        after_selection = (np.ndim(smoothness) == 0 and not isinstance(smoothness, str)
+                           and budget.private
                            and SPEC.smoothness_after_selection(options["n_iter"], problem.p))
         if not after_selection:
             return coordinate_constants(problem, smoothness, clip, step_size, budget,
                                         feature_bounds, generator, ledger, mechanism)
-        fraction = check_fraction(smoothness)
-        B = estimate_bounds(problem.X, feature_bounds, ledger, problem.intercept_column)
+        fraction = STEP_SHARE if smoothness is None else check_fraction(smoothness)
+        # without feature_bounds a private bound, composed in calibrate (prior)
+        B = estimate_bounds(problem.X, feature_bounds, ledger, problem.intercept_column,
+                            multiplier=estimate_multiplier(budget.epsilon, budget.delta),
+                            generator=generator)
         bound = problem.datafit.beta * float(np.max(B)) ** 2
         M = np.full(problem.p, bound)  # the prior of the scores and thresholds
         steps = np.full(problem.p, step_size / bound)
@@ -218,8 +231,12 @@ class DPGCD(PrivateSolver):
                                               constants.estimate["fraction"])
             step_release = GridRelease("gaussian", z_step, problem.n,
                                        constants.estimate["bound"])
+        # the private estimates already on the ledger (the defaults' Gaussians) compose
+        # with the run: eps0 is calibrated for the whole
+        prior = tuple((m.noise_multiplier, m.count) for m in ledger.entries
+                      if m.kind == "gaussian")
         eps0 = _calibrate(budget.epsilon, budget.delta, n_iter, selection, gradient_noise,
-                          z_step)
+                          z_step, prior)
         # the scores' sensitivity, with room for the kept gradient's rounding
         # drift and the scores' floating-point evaluation (SCORE_FLOAT_FACTOR)
         sensitivity = (2.0 * constants.clip / (problem.n * math.sqrt(trace_m))

@@ -33,9 +33,11 @@ from .._kernels._dp_sgd_fast import Schedule, sgd_eager, sgd_lazy
 from .._kernels._noise import IntegerNoise
 from .._validation import check_bool, check_real
 from ..exceptions import PrivacyLeakWarning
-from ._base import KernelOutput, check_coef_init, check_memory, check_problem, csr_rows
+from ..privacy import calibrate_gaussian
+from ._base import Budget, KernelOutput, check_coef_init, check_memory, check_problem, csr_rows
 from ._batch import BatchSolver
 from ._release import RESERVED_STEP_ETA, WalkRelease
+from ._scales import N_BINS, private_row_scales
 from ._smoothness import check_smoothness_constants
 from ._spec import Hyperparameter, SolverSpec
 
@@ -89,6 +91,12 @@ def frame_schedule(steps, shrink):
             halve_at[start[:-1]].astype(np.uint8), bounds)
 
 
+#: the share of (epsilon, delta) the private global smoothness bound takes (basic
+#: composition: a Gaussian estimate composes with the subsampled releases only in a
+#: slow PLD calibration)
+BATCH_ESTIMATE_SHARE = 0.05
+
+
 class DPSGD(BatchSolver):
     """DP-SGD on the :class:`~sparsedp.solvers._batch.BatchSolver` skeleton."""
 
@@ -116,6 +124,30 @@ class DPSGD(BatchSolver):
                      f"dp_sgd with {steps} steps", "fewer passes or a larger batch_size")
         return {"init": init, "step_size": step_size, "smoothness": smoothness,
                 "global_smoothness": global_smoothness, "lazy": lazy}
+
+    def private_constants(self, problem, sampling, options, ledger, budget, generator):
+        """``smoothness`` and ``global_smoothness`` None with a finite epsilon: the
+        global smoothness bound ``beta mean_i ||x_i||^2 >= beta ||X||_2^2 / n``
+        estimated privately (:func:`~sparsedp.solvers._scales.private_row_scales`,
+        the rows of ``[X, s * 1]``), a Gaussian mechanism ``(share epsilon, share
+        delta)``-DP under the run's relation (``share`` :data:`BATCH_ESTIMATE_SHARE`),
+        the rest of the budget left to the batches by basic composition.
+        ``smoothness="leak"``: computed from the data (a leak)."""
+        if isinstance(options["smoothness"], str):
+            if options["smoothness"] != "leak":
+                raise ValueError(f"smoothness must be None, 'leak' or an array of public "
+                                 f"constants, got {options['smoothness']!r}")
+            return {**options, "smoothness": None}, budget
+        if options["smoothness"] is not None or options["global_smoothness"] is not None \
+                or not budget.private:
+            return options, budget
+        share = BATCH_ESTIMATE_SHARE
+        z = calibrate_gaussian(share * budget.epsilon, share * budget.delta, 1)
+        rows = private_row_scales(problem.X, None, z, generator, ledger,
+                                  name="global smoothness bound", relation=sampling.relation)
+        left = Budget((1.0 - share) * budget.epsilon, (1.0 - share) * budget.delta)
+        return {**options, "global_smoothness": problem.datafit.beta * rows.mean_sq_norm,
+                "estimate_draws": 2 * N_BINS}, left
 
     def public_constants(self, problem, sampling, options, ledger):
         """The step size ``gamma / beta`` (beta public, or a recorded leak) and the

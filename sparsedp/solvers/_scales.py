@@ -34,7 +34,8 @@ from ._release import GridRelease
 __all__ = ["BINS_PER_OCTAVE", "LOG2_LOW", "LOG2_HIGH", "N_BINS", "log_bins", "bin_upper",
            "bin_centre", "noisy_counts", "detection_threshold", "RowScales",
            "row_statistics", "private_row_scales", "feature_histogram",
-           "smoothness_from_histogram", "clip_to_bounds"]
+           "smoothness_from_histogram", "clip_to_bounds", "ESTIMATE_SHARE",
+           "estimate_multiplier"]
 
 BINS_PER_OCTAVE = 2
 LOG2_LOW, LOG2_HIGH = -40, 40
@@ -45,6 +46,9 @@ N_BINS = (LOG2_HIGH - LOG2_LOW) * BINS_PER_OCTAVE + 1
 FALSE_DETECTION = 0.05
 #: the per-feature bounds lie this many bins above the highest detected one
 TAIL_BINS = 0
+#: the share of the GDP budget ``mu^2`` each private estimate of a default takes
+#: (measured: docs/defaults.rst, "Private constants")
+ESTIMATE_SHARE = 0.025
 
 
 def log_bins(values):
@@ -279,3 +283,12 @@ def clip_to_bounds(X, bounds):
     b = np.repeat(np.asarray(bounds, dtype=np.float64), np.diff(X.indptr))
     np.clip(out.data, -b, b, out=out.data)
     return out
+
+
+def estimate_multiplier(epsilon, delta):
+    """The noise multiplier z of one private estimate of a default: ``ESTIMATE_SHARE``
+    of the GDP budget ``mu^2`` of (epsilon, delta), ``1 / z = sqrt(share) mu``.  The
+    solver composes it with its own mechanisms (the ledger)."""
+    from ..privacy import calibrate_gaussian
+    mu = 1.0 / calibrate_gaussian(epsilon, delta, 1)
+    return 1.0 / (math.sqrt(ESTIMATE_SHARE) * mu)

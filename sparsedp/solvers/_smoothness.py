@@ -112,23 +112,24 @@ def check_fraction(smoothness):
     return check_real(smoothness, "smoothness", high=1.0)
 
 
-def estimate_bounds(X, feature_bounds, ledger, intercept=None, stacklevel=5):
+def estimate_bounds(X, feature_bounds, ledger, intercept=None, *, multiplier=None,
+                    generator=None):
     """The bounds on ``|X_ij|`` of a private smoothness estimate, one per coordinate
     (the intercept column's, its public constant, last).
 
-    ``feature_bounds`` None: twice each feature's largest ``|X_ij|``, as in the
-    paper's experiments: a leak, warned and recorded on ``ledger``.
+    ``feature_bounds`` None: the rows' largest ``|X_ij|`` estimated privately
+    (:func:`~sparsedp.solvers._scales.private_row_scales`), a Gaussian mechanism
+    of multiplier ``multiplier`` recorded on ``ledger`` (the caller accounts for
+    it); without ``multiplier`` (epsilon = inf) the data's own.
     """
+    from ._scales import private_row_scales
     p = X.shape[1]
-    if feature_bounds is None:
-        feature_bounds = 2.0 * np.asarray(abs(X).max(axis=0).todense()).ravel()
-        _leak(ledger, "feature bounds",
-              "the clipping bounds of the private smoothness estimate were taken as "
-              "twice each feature's largest |X_ij|; pass public feature_bounds",
-              stacklevel=stacklevel)
-        if intercept is not None:  # as on [X, intercept]: twice its constant
-            feature_bounds = np.append(feature_bounds, 2.0 * intercept.data[0])
-    elif intercept is not None:
+    if feature_bounds is None and multiplier is None:
+        feature_bounds = np.asarray(abs(X).max(axis=0).todense()).ravel()
+    elif feature_bounds is None:
+        feature_bounds = private_row_scales(X, None, multiplier, generator, ledger,
+                                            name="bound on |X_ij|", norms=False).bound
+    if intercept is not None:
         feature_bounds = np.append(np.broadcast_to(
             np.asarray(feature_bounds, dtype=np.float64), (p,)), intercept.data[0])
     bounds = np.broadcast_to(np.asarray(feature_bounds, dtype=np.float64),
@@ -136,6 +137,42 @@ def estimate_bounds(X, feature_bounds, ledger, intercept=None, stacklevel=5):
     if not (np.all(np.isfinite(bounds)) and np.all(bounds >= 0)):
         raise ValueError("feature_bounds must be finite and non-negative")
     return bounds
+
+
+def default_smoothness(X, datafit, feature_bounds, epsilon, delta, generator, ledger,
+                       intercept=None):
+    """``smoothness=None`` with a finite epsilon: private per-feature constants.
+
+    The per-feature noisy histograms (:func:`~sparsedp.solvers._scales.
+    smoothness_from_histogram`) and, without ``feature_bounds``, the private bound
+    of the rows' largest ``|X_ij|``: each a Gaussian mechanism taking
+    ``ESTIMATE_SHARE`` of the GDP budget ``mu^2`` of (epsilon, delta), recorded on
+    ``ledger``.  The per-feature bounds (within ``feature_bounds``) are those the
+    solver must clip X to: ``M_j`` describes the clipped data.
+
+    Returns
+    -------
+    M : ndarray (the intercept column's public constant last)
+    bounds : ndarray of shape (n_features,)
+    mu_left : float
+        The GDP budget left, ``sqrt(1 - parts share) mu`` (exact for a Gaussian
+        solver; the others compose the ledger's Gaussians in their calibration).
+    """
+    from ..privacy import calibrate_gaussian
+    from ._scales import ESTIMATE_SHARE, estimate_multiplier, smoothness_from_histogram
+    z = estimate_multiplier(epsilon, delta)
+    B = float(np.max(estimate_bounds(X, feature_bounds, ledger, multiplier=z,
+                                     generator=generator)))
+    M, bounds = smoothness_from_histogram(X, datafit.beta, z, generator, ledger, B)
+    if feature_bounds is not None:
+        bounds = np.minimum(bounds, np.broadcast_to(
+            np.asarray(feature_bounds, dtype=np.float64), bounds.shape))
+    if intercept is not None:
+        s = intercept.data[0]
+        M = np.append(M, datafit.beta * s * s)
+    parts = 1 + (feature_bounds is None)
+    mu = 1.0 / calibrate_gaussian(epsilon, delta, 1)
+    return M, bounds, math.sqrt(1.0 - parts * ESTIMATE_SHARE) * mu
 
 
 def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generator,
@@ -186,17 +223,30 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
     if mechanism not in ("laplace", "gaussian"):
         raise ValueError(f"smoothness_mechanism must be 'laplace' or 'gaussian', "
                          f"got {mechanism!r}")
-    if smoothness is None:
+    if smoothness is None or (isinstance(smoothness, str) and smoothness == "leak"):
         if math.isfinite(epsilon):
             _leak(ledger, "smoothness constants",
-                  "M_j computed from the data without privacy budget; pass public "
-                  "constants (smoothness=array) or a budget fraction (smoothness=0.1)")
-        return _columns_of(X, intercept, datafit.smoothness), epsilon, None
+                  "M_j computed from the data without privacy budget (smoothness='leak'); "
+                  "leave smoothness None for a private estimate, or pass public constants")
+        return _columns_of(X, intercept, datafit.smoothness), epsilon, None, delta
     if np.ndim(smoothness) == 0:
         fraction = check_fraction(smoothness)
         if not math.isfinite(epsilon):
-            return _columns_of(X, intercept, datafit.smoothness), epsilon, None
-        bounds = estimate_bounds(X, feature_bounds, ledger, intercept, stacklevel=6)
+            return _columns_of(X, intercept, datafit.smoothness), epsilon, None, delta
+        if feature_bounds is None:  # a private bound, apart by basic composition
+            from ..privacy import gdp_epsilon
+            from ._scales import ESTIMATE_SHARE, estimate_multiplier
+            z = estimate_multiplier(epsilon, delta)
+            delta_b = ESTIMATE_SHARE * delta
+            epsilon_b = gdp_epsilon(1.0 / z, delta_b)
+            if not epsilon_b < epsilon:
+                raise ValueError("the budget is too small for a private bound on |X_ij|: "
+                                 "give feature_bounds")
+            bounds = estimate_bounds(X, None, ledger, intercept, multiplier=z,
+                                     generator=generator)
+            epsilon, delta = epsilon - epsilon_b, delta - delta_b
+        else:
+            bounds = estimate_bounds(X, feature_bounds, ledger, intercept)
         if mechanism == "laplace":
             eps_m = fraction * epsilon
             M, _, eta = private_smoothness(X, datafit, eps_m, bounds, generator,
@@ -205,7 +255,7 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
                 "smoothness constants (discrete Laplace on a grid, scale p b_j rho / "
                 "(n eps'), L1 sensitivity p b_j rho / n)", 1.0 / eps_m, count=1)
             ledger.add_sampler_error("smoothness constants' integer noise", eta, count=M.size)
-            return M, epsilon - eps_m, None
+            return M, epsilon - eps_m, None, delta
         # Gaussian: split the GDP budget mu^2 of (epsilon, delta) exactly
         mu = 1.0 / calibrate_gaussian(epsilon, delta, 1)
         z_m = 1.0 / (math.sqrt(fraction) * mu)
@@ -216,12 +266,15 @@ def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generato
             "smoothness constants (discretised Gaussian on a grid, L2 sensitivity "
             "sqrt(p) b_j rho / n, sigma_j = z sqrt(p) b_j rho / n)", z_m, count=1)
         ledger.add_sampler_error("smoothness constants' integer noise", eta, count=M.size)
-        return M, epsilon, math.sqrt(1.0 - fraction) * mu
+        return M, epsilon, math.sqrt(1.0 - fraction) * mu, delta
+    if isinstance(smoothness, str):
+        raise ValueError(f"smoothness must be None, 'leak', a fraction in (0, 1) or an array "
+                         f"of shape ({p},); got {smoothness!r}")
     M = check_smoothness_constants(smoothness, p)
     if intercept is not None:  # public: beta s^2
         s = intercept.data[0]
         M = np.append(M, datafit.beta * s * s)
-    return M, epsilon, None
+    return M, epsilon, None, delta
 
 
 def check_smoothness_constants(smoothness, p):
