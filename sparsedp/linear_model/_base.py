@@ -330,8 +330,8 @@ class DPLinearModel(BaseEstimator):
                     X.shape[0], params["intercept_scaling"], X.indices.dtype)))
             trace_bound = float(M.sum())
             leaks.append(("clipping threshold", "the default clip's scale, sqrt(tr M / beta), "
-                          "computed from the data (give public smoothness constants or "
-                          "feature bounds, or a clip)"))
+                          "computed from the data (leak_constants=True); leave "
+                          "leak_constants False for a private estimate"))
         derivative = self._derivative_scale
         if derivative is None:  # the squared loss: 2 |y|
             bound = getattr(self, "target_bound", None)
@@ -342,8 +342,8 @@ class DPLinearModel(BaseEstimator):
             else:
                 derivative = 2.0 * float(np.sqrt(np.mean(np.square(targets[0]))))
                 leaks.append(("clipping threshold (targets)", "the default clip's scale, "
-                              "2 rms(y), computed from the targets (give target_bound, or a "
-                              "clip)"))
+                              "2 rms(y), computed from the targets (leak_constants=True); "
+                              "leave leak_constants False for a private estimate"))
         unit = gradient_scale(trace_bound, datafit.beta, derivative)
         if not unit > 0:
             unit = 1.0  # X or y is 0: any clip gives the same fit

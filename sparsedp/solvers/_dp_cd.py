@@ -150,15 +150,20 @@ def dp_cd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_siz
         gamma in ``gamma_j = gamma / M_j``.
     outer : int, default=1
         T, the number of outer loops (1: the convex setting).
-    smoothness : None, array of shape (n_features,) or float in (0, 1)
-        None: computed from the data, with a ``PrivacyLeakWarning`` (and a leak
-        in the privacy report, whose epsilon is then ``inf``: the fit is not
-        private); array: public constants; float: the fraction of
-        epsilon spent estimating them privately (DP-CD-P, Laplace mechanism).
+    smoothness : None, "leak", array of shape (n_features,) or float in (0, 1)
+        None (the default): estimated privately inside the budget from
+        per-feature noisy log-scale histograms (docs/defaults.rst, "Private
+        constants"; each estimate a Gaussian mechanism on the ledger, composed
+        exactly with the gradient releases), and X clipped for the run to the
+        private per-feature bounds ``info["feature_clip"]`` (the constants
+        describe the clipped data; clip X so at prediction);
+        ``"leak"``: computed from the data, with a ``PrivacyLeakWarning`` and a
+        leak in the privacy report, whose epsilon is then ``inf`` (the papers'
+        experiments); array: public constants; float: the fraction of epsilon
+        spent estimating them privately (DP-CD-P, Laplace mechanism).
     feature_bounds : None, float or array, optional
-        Public bound on ``|X_ij|`` per feature, used by the private estimate of
-        the smoothness constants (None: twice the data's largest ``|X_ij|`` per
-        feature, as in the paper, with a ``PrivacyLeakWarning``).
+        Public bound on ``|X_ij|`` per feature, used by the private estimates of
+        the smoothness constants (None: a private bound, one more estimate).
     smoothness_mechanism : {"laplace", "gaussian"}, default="laplace"
         How DP-CD-P releases the constants.  ``"laplace"`` (the paper's) spends
         the fraction ``smoothness`` of epsilon (basic composition with the rest);

@@ -403,13 +403,20 @@ def dp_gcd(X, y, datafit, penalty=None, *, epsilon, delta, n_iter, clip, step_si
         not monotone in the data).  None: the exponential mechanism (measured
         better whenever the two mechanisms' epsilon0 differ, docs/defaults.rst;
         no total-variation slack).  ``info["selection"]`` says which ran.
-    smoothness : None, array of shape (n_features,) or float in (0, 1)
-        As in :func:`dp_cd`: None computes M_j from the data (``PrivacyLeakWarning``
-        and a leak on the ledger, whose epsilon is then ``inf``), an array is
-        public, a float is the fraction of
-        epsilon spent on a private estimate (Laplace mechanism).
+    smoothness : None, "leak", array of shape (n_features,) or float in (0, 1)
+        As in :func:`dp_cd` (None: private estimates, ``"leak"``: from the data,
+        an array: public, a float: a fraction of the budget), except that with
+        fewer iterations than coordinates (``n_iter < p``) a private estimate
+        (None, or a fraction) is made after each selection, for the selected
+        coordinate only: its ``sum_i min(beta X_ij^2, beta B^2)`` released with
+        Gaussian noise (sensitivity ``beta B^2``), raised to its noise scale and
+        capped at ``beta B^2``, its step ``step_size`` over it
+        (``info["step_smoothness"]``); the selection and the clipping take the
+        uniform prior ``M_j = beta B^2``.  None spends :data:`STEP_SHARE` of the
+        GDP budget on these estimates, a float that fraction.
     feature_bounds : None, float or array
-        Public bound on ``|X_ij|`` for the private estimate of M_j.
+        Public bound on ``|X_ij|`` for the private estimates of M_j (None: a
+        private bound, one more estimate composed with the run).
     gradient_noise : {"laplace", "gaussian"}, default="laplace"
         Noise of the released gradient (Gaussian: same zCDP cost as the selection).
     random_state : None, int, SeedSequence or numpy Generator

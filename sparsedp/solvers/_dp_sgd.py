@@ -243,8 +243,8 @@ class DPSGD(BatchSolver):
                 M = np.append(M, problem.datafit.beta * s * s)
             return float(np.sum(M))
         description = ("the global smoothness beta ||X||_2^2 / n, computed from the data for "
-                       "the step size; pass public smoothness constants or global_smoothness "
-                       "to avoid the leak")
+                       "the step size (smoothness='leak'); leave smoothness None for a private "
+                       "estimate, or pass global_smoothness")
         warnings.warn(f"smoothness: {description}", PrivacyLeakWarning, stacklevel=5)
         ledger.add_leak("smoothness", description)
         return global_smoothness_of(problem.X, problem.datafit)
@@ -280,14 +280,17 @@ def dp_sgd(X, y, datafit, penalty=None, *, epsilon, delta, passes, clip, step_si
     sampling : {"poisson", "fixed"}, default="poisson"
         Poisson (add/remove neighbours, PLD accounting) or fixed-size batches
         without replacement (replace-one, RDP of sampling without replacement).
-    smoothness : array of shape (n_features,), optional
+    smoothness : None, "leak" or array of shape (n_features,), optional
         Public coordinate-wise smoothness constants ``M_j`` (as in :func:`dp_cd`):
-        their sum bounds the global smoothness (``||X||_2^2 <= ||X||_F^2``).
-        DP-SGD has no private estimate: a float is refused.
+        their sum bounds the global smoothness (``||X||_2^2 <= ||X||_F^2``).  A
+        float is refused.  ``"leak"``: the global smoothness computed from the
+        data (a recorded leak).
     global_smoothness : float, optional
         A public bound on the datafit's global smoothness ``beta ||X||_2^2 /
-        n`` (tighter than the sum of the ``M_j``).  With neither, it is
-        computed from the data (a recorded leak).
+        n`` (tighter than the sum of the ``M_j``).  With neither, the bound
+        ``beta mean_i ||x_i||^2`` is estimated privately (a noisy log-scale
+        histogram of the rows' squared norms, :data:`BATCH_ESTIMATE_SHARE` of
+        (epsilon, delta) by basic composition).
     lazy : {"auto", True, False}, default="auto"
         Lazy noise (no penalty or L2: O(nnz of the batch) a step); "auto" uses
         it whenever the penalty allows.
