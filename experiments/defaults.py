@@ -188,14 +188,14 @@ DEFAULT_PROBLEMS = PROBLEMS[:-1]
 def fit(solver, pb, seed, budget, step, kappa, options):
     """Relative error of one run of ``solver`` (budget: passes or n_iter)."""
     common = dict(epsilon=EPSILON, delta=pb.delta, clip=kappa * pb.unit, step_size=step,
-                  random_state=seed, diagnostics=True)
+                  random_state=seed, diagnostics=True,
+                  smoothness="leak" if pb.smoothness is None else pb.smoothness)
     if solver == "dp_cd":
-        res = dp_cd(pb.X, pb.y, pb.datafit, pb.penalty, passes=budget,
-                    smoothness=pb.smoothness, **common, **options)
+        res = dp_cd(pb.X, pb.y, pb.datafit, pb.penalty, passes=budget, **common, **options)
     elif solver == "dp_gcd":
-        res = dp_gcd(pb.X, pb.y, pb.datafit, pb.penalty, n_iter=budget,
-                     smoothness=pb.smoothness, **common, **options)
+        res = dp_gcd(pb.X, pb.y, pb.datafit, pb.penalty, n_iter=budget, **common, **options)
     else:
+        common["smoothness"] = "leak"  # DP-SGD's global constant from the data everywhere
         res = dp_sgd(pb.X, pb.y, pb.datafit, pb.penalty, passes=budget,
                      batch_size=min(SGD_BATCH, pb.X.shape[0] // 4), **common, **options)
     err = relative_error(res.diagnostics.objective, pb.f_star)
@@ -376,7 +376,7 @@ def main(argv=None):
                 for T in sw.budgets:
                     res = dp_gcd(pb.X, pb.y, pb.datafit, pb.penalty, epsilon=EPSILON,
                                  delta=pb.delta, n_iter=T, clip=pb.unit, random_state=0,
-                                 smoothness=pb.smoothness)
+                                 smoothness="leak" if pb.smoothness is None else pb.smoothness)
                     picks.append(f"{T}: {res.info['selection']}")
                 lines.append(f"  selection=None picks (n_iter: selection): {', '.join(picks)}")
             print("\n".join(lines[first:]), flush=True)

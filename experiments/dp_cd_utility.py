@@ -274,7 +274,7 @@ def main(argv=None):
         """The variants the flags ask for: --plain, --shuffle (-S), --paper-noise."""
         if args.plain:
             variants = [(label, extra) for label, extra in variants
-                        if not isinstance(extra["smoothness"], float)]
+                        if not isinstance(extra["smoothness"], (float, str))]
         if args.shuffle:
             variants = [v for label, extra in variants
                         for v in ((label, extra),
@@ -302,7 +302,7 @@ def main(argv=None):
     if args.only in (None, "california"):
         X, y = load_california()
         experiment("California", X, y / 1e5, 3, 1.0, args.passes, n_clip, args.runs,
-                   expand_variants([("DP-CD", {"smoothness": None}),
+                   expand_variants([("DP-CD", {"smoothness": "leak"}),
                                  ("DP-CD-P", {"smoothness": 0.1}),
                                  ("DP-CD-PG", {"smoothness": 0.1,
                                                "smoothness_mechanism": "gaussian"})]),

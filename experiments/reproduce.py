@@ -199,7 +199,7 @@ def gcd_problem(name):
             X, datafit, k = standardize(X), Logistic(), 3
         else:
             raise ValueError(f"unknown DP-GCD problem {name!r}")
-        return _check_support(Problem(name, X, y, datafit, L1(_gcd_lambda(name))), k)
+        return _check_support(Problem(name, X, y, datafit, L1(_gcd_lambda(name)), smoothness="leak"), k)
     return _cached(("gcd", name), build)
 
 
@@ -226,13 +226,13 @@ def cd_problem(name, results_dir):
         if name.startswith("Electricity"):
             X, y = load_electricity()
             X = standardize(X) if _standardized(name) else X
-            return Problem(name, X, y, Logistic(), L2(1.0 / X.shape[0]))
+            return Problem(name, X, y, Logistic(), L2(1.0 / X.shape[0]), smoothness="leak")
         if name.startswith("California"):
             X, y = load_california()
             X = standardize(X) if _standardized(name) else X
             y = y / 1e5
             lam = _lambda(cache, name, X, y, Squared(), 3)
-            return _check_support(Problem(name, X, y, Squared(), L1(lam)), 3)
+            return _check_support(Problem(name, X, y, Squared(), L1(lam), smoothness="leak"), 3)
         if name == "Sparse LASSO":
             X, y, _ = make_sparse_lasso(1000, 1000, 10, noise=1.86, random_state=0)
             lam = _lambda(cache, name, X, y, Squared(), 10)

@@ -37,7 +37,7 @@ def default_grid(name, unit, solvers):
     return {get_spec(solver).name: get_spec(solver).grid(name, unit) for solver in solvers}
 
 
-def build_problem(dataset, *, penalty="l1", alpha=None, smoothness="data", feature_bound=None,
+def build_problem(dataset, *, penalty="l1", alpha=None, smoothness="private", feature_bound=None,
                   data_home=None, download=True, seed=0):
     """The :class:`~sparsedp.experiments.Problem` of ``dataset`` and a description of its choices.
 
@@ -77,7 +77,10 @@ def build_problem(dataset, *, penalty="l1", alpha=None, smoothness="data", featu
             notes.append(f"alpha = 1 / n = {alpha:.4g}")
     pen = L1(alpha) if penalty == "l1" else L2(alpha)
     M = global_beta = None
-    if smoothness == "public":
+    if smoothness == "private":
+        notes.append("smoothness: estimated privately inside each fit's budget (the solvers' "
+                     "default; docs/defaults.rst, 'Private constants')")
+    elif smoothness == "public":
         if feature_bound is None:
             raise UsageError("--smoothness public needs --feature-bound B (a public bound on "
                              "|X_ij|)")
@@ -88,8 +91,10 @@ def build_problem(dataset, *, penalty="l1", alpha=None, smoothness="data", featu
         global_beta = float(M.sum())
         notes.append(f"smoothness: public, M_j = beta B^2 = {M[0]:.4g}")
     else:
+        M = "leak"
         notes.append("smoothness: computed from the data (the papers' protocol): each fit's "
-                     "report has epsilon = inf ('leak'); --smoothness public avoids it")
+                     "report has epsilon = inf ('leak'); the default --smoothness private "
+                     "avoids it")
     kinds = {d["name"]: d["kind"] for d in list_datasets(data_home)}
     kind = kinds.get(dataset, "file")
     task = "binary classification, logistic loss" if classification else "regression, squared loss"
@@ -105,7 +110,7 @@ def _as_csc(X):
 
 
 def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=None, penalty="l1", alpha=None, grid="quick", runs=3, jobs=1, seed=0,
-            smoothness="data", feature_bound=None, plot=None, results=None, progress=False,
+            smoothness="private", feature_bound=None, plot=None, results=None, progress=False,
             data_home=None, download=True, out=None):
     """Run the comparison and print its report; return the summary rows.
 
@@ -244,9 +249,10 @@ def parser():
     c.add_argument("--runs", type=_positive(int), default=3, help="runs per grid point (3)")
     c.add_argument("--jobs", type=int, default=1, help="parallel jobs (joblib; -1: all cores)")
     c.add_argument("--seed", type=int, default=0, help="base seed (0)")
-    c.add_argument("--smoothness", choices=("data", "public"), default="data",
-                   help="smoothness constants from the data (the papers' protocol; each fit's "
-                   "report then says epsilon = inf) or public from --feature-bound")
+    c.add_argument("--smoothness", choices=("private", "data", "public"), default="private",
+                   help="smoothness constants estimated privately inside each fit's budget "
+                   "(default), from the data (the papers' protocol; each fit's report then "
+                   "says epsilon = inf) or public from --feature-bound")
     c.add_argument("--feature-bound", type=_positive(float), default=None, metavar="B",
                    help="public bound on |X_ij| (with --smoothness public)")
     c.add_argument("--plot", default=None, metavar="PATH",

@@ -21,8 +21,10 @@ SYNTHETIC = {
     "square": (make_square, {}, (1000, 1000), "regression", _GCD),
     "sparse_lasso": (make_sparse_lasso, {}, (1000, 1000), "regression",
                      "synthetic: DP-CD paper (Mangold et al., ICML 2022), Section 6"),
-    "dorothea_like": (make_dorothea_like, {}, (800, 100_000), "binary classification",
-                      "synthetic: dorothea's shape and density (make_dorothea_like)"),
+    "dorothea_like": (make_dorothea_like, {"column_spread": 1.0, "positive_fraction": 0.0975},
+                      (800, 100_000), "binary classification",
+                      "synthetic: dorothea's shape, density, spread of column counts and "
+                      "fraction of positives (make_dorothea_like)"),
 }
 
 

@@ -31,15 +31,16 @@ class Problem:
     y : array-like of shape (n_samples,)
     datafit : Squared, Logistic, Hinge or SquaredHinge
     penalty : L1, L2, ElasticNet or None, default=None
-    smoothness : None or array of shape (n_features,), default=None
+    smoothness : None, "leak" or array of shape (n_features,), default=None
         Public coordinate-wise smoothness constants ``M_j`` given to DP-CD and
-        DP-GCD (``smoothness=``).  None: those solvers compute them from the
-        data, a leak their privacy report records (epsilon ``inf``), as in the
-        papers' experiments.
+        DP-GCD (``smoothness=``).  None: the solvers' private defaults (each fit
+        estimates them inside its budget).  ``"leak"``: every solver computes
+        them (and DP-SGD its global constant) from the data, a leak their
+        privacy report records (epsilon ``inf``), as in the papers' experiments.
     global_smoothness : None or float, default=None
         A public bound on the datafit's global smoothness ``beta ||X||_2^2 / n``
         given to the solvers that use it (DP-SGD's ``global_smoothness``).
-        None: they compute it from the data (a recorded leak).
+        None: as ``smoothness`` says (a private estimate, or the leak).
         ``sum(smoothness)`` is always such a bound (``||X||_2^2 <= ||X||_F^2``), a
         loose one.
     tol : float, default=1e-10
@@ -78,7 +79,11 @@ class Problem:
         self.datafit = datafit
         self.penalty = as_penalty(penalty)
         p = self.X.shape[1]
-        if smoothness is not None:
+        if isinstance(smoothness, str):
+            if smoothness != "leak":
+                raise ValueError(f"smoothness must be None, 'leak' or an array of shape "
+                                 f"({p},), got {smoothness!r}")
+        elif smoothness is not None:
             if sp.issparse(smoothness) or np.ndim(smoothness) != 1 or len(smoothness) != p:
                 raise ValueError(f"smoothness must be None or an array of shape ({p},) "
                                  f"(public M_j, one per feature), got "
@@ -145,6 +150,8 @@ class Problem:
         """The public constants this problem gives ``solver`` (keyword arguments), as
         its spec's ``smoothness`` says it takes them."""
         kind = get_spec(solver).smoothness
+        if isinstance(self.smoothness, str):  # "leak": every solver computes them
+            return {"smoothness": "leak"} if kind is not None else {}
         if kind == "global" and self.global_smoothness is not None:
             return {"global_smoothness": self.global_smoothness}
         if kind == "coordinate" and self.smoothness is not None:

@@ -507,9 +507,13 @@ SPEC = SolverSpec(
     relation="replace-one",
     datafit_requires=(("smooth", "a smooth datafit (finite beta)"),), penalty_requires=(),
     smoothness="coordinate",
-    budget_grid=Hyperparameter("n_iter", (2, 5, 10, 20), (1, 2, 5, 10, 20, 50, 100)),
+    budget_grid=Hyperparameter("n_iter", (1, 2, 5, 10, 20), (1, 2, 5, 10, 20, 50, 100)),
+    # in units of the rows' gradient scale; with fewer iterations than coordinates the
+    # private default's uniform prior wants about sqrt(p B^2 / mean ||x||^2) of them
+    # (10.5 on dorothea): the grids reach 10 and 30
     hyperparameters=(
-        Hyperparameter("clip", (0.3, 1.0, 3.0), (0.1, 0.3, 1.0, 3.0, 10.0), per_unit=True),
+        Hyperparameter("clip", (0.3, 1.0, 3.0, 10.0), (0.1, 0.3, 1.0, 3.0, 10.0, 30.0),
+                       per_unit=True),
         Hyperparameter("step_size", (1.0, 3.0), (0.3, 1.0, 3.0))),
     default_budget=default_n_iter,
     default_step=lambda n, p, datafit: 1.0,
