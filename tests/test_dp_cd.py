@@ -425,14 +425,22 @@ def test_dp_cd_p_accounts_the_whole_budget():
 
 def test_smoothness_from_data_warns_and_is_reported():
     X, y = make_sparse_problem()
-    with pytest.warns(PrivacyLeakWarning, match="smoothness constants"):
+    with warnings.catch_warnings():  # the default: a private estimate, no leak
+        warnings.simplefilter("error", PrivacyLeakWarning)
         res = dp_cd(X, y, Squared(), L1(0.01), epsilon=1.0, delta=1e-5, passes=1,
                     clip=1.0, random_state=0)
+    assert res.privacy.private and res.privacy.epsilon <= 1.0
+    with pytest.warns(PrivacyLeakWarning, match="smoothness constants"):
+        res = dp_cd(X, y, Squared(), L1(0.01), epsilon=1.0, delta=1e-5, passes=1,
+                    clip=1.0, smoothness="leak", random_state=0)
     assert not res.privacy.private and res.privacy.epsilon == math.inf
     assert "NOT PRIVATE, leaks: smoothness constants" in str(res.privacy)
-    with pytest.warns(PrivacyLeakWarning, match="feature bounds"):
-        dp_cd(X, y, Squared(), L1(0.01), epsilon=1.0, delta=1e-5, passes=1, clip=1.0,
-              smoothness=0.2, random_state=0)
+    with warnings.catch_warnings():  # a fraction without feature bounds: a private bound
+        warnings.simplefilter("error", PrivacyLeakWarning)
+        res = dp_cd(X, y, Squared(), L1(0.01), epsilon=1.0, delta=1e-5, passes=1, clip=1.0,
+                    smoothness=0.2, random_state=0)
+    assert res.privacy.private and res.privacy.epsilon <= 1.0
+    assert any(m.name.startswith("bound on |X_ij|") for m in res.privacy.entries)
     with warnings.catch_warnings():
         warnings.simplefilter("error", PrivacyLeakWarning)
         dp_cd(X, y, Squared(), L1(0.01), epsilon=math.inf, delta=1e-5, passes=1,

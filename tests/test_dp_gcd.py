@@ -332,7 +332,7 @@ def test_empty_columns_are_never_selected_and_change_nothing_else():
         assert full.info["epsilon0"] == pytest.approx(part.info["epsilon0"], rel=1e-8)
     with pytest.warns(PrivacyLeakWarning):  # M from the data: same exclusion
         r = dp_gcd(Xd, y, Logistic(), L1(0.002), epsilon=0.5, delta=1e-4, n_iter=200,
-                   clip=1.0, random_state=1)
+                   clip=1.0, smoothness="leak", random_state=1)
     assert not np.isin(r.info["selected"], dead).any()
 
 
@@ -477,9 +477,9 @@ def test_same_seed_same_fit_and_leaks_are_reported():
     X, y = make_sparse_problem(n=40, p=50, logistic=True)
     kw = dict(epsilon=1.0, delta=1e-4, n_iter=10, clip=1.0, random_state=3)
     with pytest.warns(PrivacyLeakWarning, match="smoothness"):
-        a = dp_gcd(X, y, Logistic(), L1(0.01), **kw)
+        a = dp_gcd(X, y, Logistic(), L1(0.01), smoothness="leak", **kw)
     with pytest.warns(PrivacyLeakWarning):
-        b = dp_gcd(X, y, Logistic(), L1(0.01), **kw)
+        b = dp_gcd(X, y, Logistic(), L1(0.01), smoothness="leak", **kw)
     np.testing.assert_array_equal(a.coef, b.coef)
     assert not a.privacy.private and "NOT PRIVATE" in str(a.privacy)
     assert a.privacy.epsilon == math.inf
@@ -504,10 +504,13 @@ def test_same_seed_same_fit_and_leaks_are_reported():
     assert not hasattr(c, "objective")  # only c.diagnostics.objective, with diagnostics
     # private smoothness: a fraction of the budget, with fewer iterations (10) than
     # coordinates (50) spent after each selection on the selected coordinate's constant
-    with pytest.warns(PrivacyLeakWarning, match="feature bounds"):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", PrivacyLeakWarning)  # no bounds: a private one
         d = dp_gcd(X, y, Logistic(), L1(0.01), smoothness=0.1, **kw)
-    assert d.privacy.epsilon == math.inf  # the feature bounds leaked
-    assert d.privacy.get_epsilon(1e-4, ignore_leaks=True) <= 1.0 + 1e-9
+    assert d.privacy.private and d.privacy.epsilon <= 1.0
+    assert any(m.name.startswith("bound on |X_ij|") for m in d.privacy.entries)
+    d = dp_gcd(X, y, Logistic(), L1(0.01), smoothness=0.1, feature_bounds=1.0, **kw)
+    assert d.privacy.epsilon <= 1.0 + 1e-9
     eps_i, delta_i = ideal_budget(1.0, 1e-4, 10, X.shape[1], private_smoothness=True)
     z = step_estimate_multiplier(eps_i, delta_i, 10, 0.1)
     assert d.info["epsilon0"] == _calibrate(eps_i, delta_i, 10, d.info["selection"],

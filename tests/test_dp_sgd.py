@@ -227,7 +227,7 @@ def test_computed_smoothness_is_a_recorded_leak():
     X, y = problem()
     with pytest.warns(PrivacyLeakWarning, match="smoothness"):
         res = dp_sgd(X, y, Logistic(), None, epsilon=1.0, delta=1e-5, passes=1, clip=1.0,
-                     random_state=0)
+                     smoothness="leak", random_state=0)
     assert res.privacy.epsilon == INF
     beta = 0.25 * np.linalg.norm(X.toarray(), 2) ** 2 / X.shape[0]
     assert res.info["smoothness"] == pytest.approx(beta, rel=1e-8)

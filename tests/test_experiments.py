@@ -311,7 +311,7 @@ def test_dp_scd_is_skipped_where_it_does_not_apply():
 
 def test_constants_from_the_data_are_reported_as_not_private():
     X, y = make_sparse_problem(n=60, p=40)
-    problem = Problem("leaky", X, y, Squared(), L1(0.02))
+    problem = Problem("leaky", X, y, Squared(), L1(0.02), smoothness="leak")
     with pytest.warns(PrivacyLeakWarning, match="not private"):
         rows = run(problem, grid={"dp_cd": {"passes": [1], "clip": [1.0]}})
     assert all(math.isinf(r["ledger_epsilon"]) for r in rows)

@@ -356,7 +356,7 @@ class PrivateSolver:
     SLACK_SOURCES = ("the integer noise's draws, each within exp(+-2**-40) of its law: a "
                      "larger epsilon or fewer iterations")
 
-    def sampler_slack(self, problem, options, epsilon, delta, estimated_smoothness):
+    def sampler_slack(self, problem, options, epsilon, delta, estimates):
         """The samplers' ``(eta, tv)``: multiplicative and total-variation slack.
 
         Every integer noise draw's law is within ``exp(+-NOISE_ETA)`` of its
@@ -365,10 +365,6 @@ class PrivateSolver:
         smoothness estimate are counted here.  Subclasses add their noisy max.
         """
         from .._kernels._noise import NOISE_ETA
-        from ._scales import N_BINS
-        # a private estimate draws at most one count per bin of each feature's histogram
-        # and of the rows' (the defaults), or one value per coordinate (DP-CD-P)
-        estimates = (problem.p + 2) * N_BINS if estimated_smoothness else 0
         draws = self.integer_draws(problem, options) + estimates
         return NOISE_ETA * draws, 0.0
 
@@ -408,10 +404,8 @@ class PrivateSolver:
         if not budget.private:
             record_no_noise(ledger)
         else:
-            # a private estimate (None: the defaults' histograms; a fraction: DP-CD-P)
-            estimated = smoothness is None or (np.ndim(smoothness) == 0
-                                               and not isinstance(smoothness, str))
-            eta, tv = self.sampler_slack(problem, options, epsilon, delta, estimated)
+            eta, tv = self.sampler_slack(problem, options, epsilon, delta,
+                                         estimate_draws(problem, smoothness, feature_bounds))
             budget = _after_slack(epsilon, delta, eta, tv, self.SLACK_SOURCES)
         constants, budget = self.constants(
             problem, smoothness, clip, step_size, budget, feature_bounds, generator,
@@ -438,6 +432,21 @@ def result_of(problem, out, ledger, diagnostics):
     coef, intercept = problem.split(out.coef)
     return Result(coef=coef, n_iter=out.n_iter, privacy=ledger, info=out.info,
                   diagnostics=diag, intercept=intercept)
+
+
+def estimate_draws(problem, smoothness, feature_bounds):
+    """Integer draws of the private estimates of the constants (at most): the
+    defaults' (``smoothness=None``) a count per bin of every feature's histogram and
+    of the rows' bound (after selection: the bound and one draw per iteration, fewer);
+    DP-CD-P's (a fraction) one value per coordinate, and the bound's counts without
+    ``feature_bounds``; none for public constants."""
+    from ._scales import N_BINS
+    bound = N_BINS if feature_bounds is None else 0
+    if smoothness is None:
+        return problem.p * N_BINS + bound
+    if np.ndim(smoothness) == 0 and not isinstance(smoothness, str):
+        return problem.p + bound
+    return 0
 
 
 def _after_slack(epsilon, delta, eta, tv, sources):

@@ -174,12 +174,12 @@ class DPGCD(PrivateSolver):
                      "(1 + e^epsilon) tv: a smaller epsilon or selection='exponential' "
                      "avoids it")
 
-    def sampler_slack(self, problem, options, epsilon, delta, estimated_smoothness):
+    def sampler_slack(self, problem, options, epsilon, delta, estimates):
         """Adds the selections': the exponential mechanism's index law is within
         ``exp(+-2**-38)`` of the ideal, report-noisy-max's within total variation
         :func:`laplace_selection_tv` (docs/privacy.rst, "Noisy max under floating
         point"), paid from delta as ``(1 + e^epsilon) tau`` per draw."""
-        eta, _ = super().sampler_slack(problem, options, epsilon, delta, estimated_smoothness)
+        eta, _ = super().sampler_slack(problem, options, epsilon, delta, estimates)
         n_iter = options["n_iter"]
         tv = 0.0 if options["selection"] == "exponential" else (
             n_iter * laplace_selection_tv(problem.p))
