@@ -497,8 +497,9 @@ class DPLinearModel(BaseEstimator):
                 break
             if k > 1 and prior is None:
                 each = (epsilon / k, delta / k)  # basic composition: always within budget
-            else:  # the estimates' share composes worse than the GDP split: less for the fits
-                each = (each[0] * (1.0 - 1e-6) * epsilon / total, each[1])
+            else:  # the estimates' share composes worse than the GDP split: less for the
+                # fits, by about the excess (the total grows about as fast as the fits' part)
+                each = (each[0] - 1.1 * (total - epsilon) - 1e-9 * epsilon, each[1])
             fits = [fit(0, each)]
         else:
             raise RuntimeError(f"no per-fit budget found within epsilon = {epsilon}")

@@ -241,6 +241,10 @@ def smoothness_from_histogram(X, beta, multiplier, generator, ledger, floor_boun
     floor_bound``): what could hide below the threshold, an overestimate (a
     shorter step) rather than an underestimate (an overshooting one).
 
+    With too few rows for any count to pass the detection threshold (``t >= n``,
+    public: p, n and the multiplier), nothing is released (no mechanism on the
+    ledger, no ``p x N_BINS`` array): every feature takes ``beta B^2``.
+
     Returns the estimates (shape (p,)) and per-feature bounds on ``|X_ij|``: the
     upper edge of each feature's highest detected bin (``floor_bound`` for a
     feature with none).  Above it a feature's values are too rare to be seen,
@@ -249,15 +253,19 @@ def smoothness_from_histogram(X, beta, multiplier, generator, ledger, floor_boun
     (:func:`clip_to_bounds`) so that ``M_j`` does not underestimate it.
     """
     n, p = X.shape
+    sd = multiplier * _sensitivity(p, "replace-one")
+    threshold = detection_threshold(sd, p * N_BINS)
+    if threshold >= n:  # no count can stand out (many features, few rows): nothing
+        # to release; every feature takes the bound (the cap beta B^2), without budget
+        bounds = np.full(p, float(floor_bound))
+        return beta * bounds ** 2, bounds
     counts, m = feature_histogram(X)
-    sd = multiplier * _sensitivity(m, "replace-one")
     noisy, eta = noisy_counts(counts, sd, generator)
     sensitivity = _sensitivity(m, relation)
     ledger.add_gaussian(f"{name} (noisy log-scale histogram of each feature's |X_ij|, "
                         f"{relation}, sigma = z Delta per count)", sd / sensitivity,
                         count=1, sensitivity=sensitivity, relation=relation)
     ledger.add_sampler_error(f"{name}' integer noise", eta, count=counts.size)
-    threshold = detection_threshold(sd, counts.size)
     detected = noisy > threshold
     centres = bin_centre(np.arange(N_BINS))
     sums = np.where(detected, noisy, 0.0) @ (centres * centres)
