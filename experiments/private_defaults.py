@@ -45,8 +45,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
 from sparsedp import DPLasso, DPLogisticRegression  # noqa: E402
 from sparsedp.datafits import Logistic, Squared  # noqa: E402
-from sparsedp.datasets import (load_california, load_dorothea, load_electricity,  # noqa: E402
-                               standardize)
+from dp_gcd_table3 import california as california_std  # noqa: E402  (scikit-learn's features)
+from sparsedp.datasets import load_california, load_dorothea, load_electricity  # noqa: E402
 from sparsedp.exceptions import PrivacyLeakWarning  # noqa: E402
 from sparsedp.penalties import L1, L2  # noqa: E402
 from sparsedp.solvers import exact  # noqa: E402
@@ -62,14 +62,6 @@ def readme_data():
     X = sp.hstack([useful, rest], format="csc")
     y = X @ np.r_[[2.0, -2.0] * 5, np.zeros(19_990)] + rng.standard_normal(20_000) > 0
     return X, np.where(y, 1.0, -1.0)
-
-
-def california_std():
-    X, y = load_california()
-    lon, lat, age, rooms, beds, pop, households, income = X.T
-    X = np.column_stack([income, age, rooms / households, beds / households, pop,
-                         pop / households, lat, lon])  # scikit-learn's features
-    return standardize(X), y / 1e5
 
 
 def problems():

@@ -169,6 +169,18 @@ def _sensitivity(entries, relation):
     return math.sqrt((2.0 if relation == "replace-one" else 1.0) * entries)
 
 
+def _release(counts, sd, entries, relation, generator, ledger, what):
+    """The counts released with noise ``sd`` (their replace-one sensitivity
+    ``sqrt(2 entries)`` times the multiplier), recorded on ``ledger`` as one
+    Gaussian mechanism under ``relation`` with its sampler error."""
+    noisy, eta = noisy_counts(counts, sd, generator)
+    sensitivity = _sensitivity(entries, relation)
+    ledger.add_gaussian(f"{what}, {relation}, sigma = z Delta per count)", sd / sensitivity,
+                        count=1, sensitivity=sensitivity, relation=relation)
+    ledger.add_sampler_error(f"{what.split(' (')[0]}' integer noise", eta, count=counts.size)
+    return noisy
+
+
 def private_row_scales(X, y, multiplier, generator, ledger, name="data scales",
                        relation="replace-one", norms=True):
     """Private :class:`RowScales` of ``X`` (and ``y``): one Gaussian mechanism.
@@ -185,12 +197,8 @@ def private_row_scales(X, y, multiplier, generator, ledger, name="data scales",
     k = len(stats)
     counts = np.stack([np.bincount(log_bins(s), minlength=N_BINS) for s in stats])
     sd = multiplier * _sensitivity(k, "replace-one")
-    noisy, eta = noisy_counts(counts, sd, generator)
-    sensitivity = _sensitivity(k, relation)
-    ledger.add_gaussian(f"{name} (noisy log-scale histograms of {k} per-row values, "
-                        f"{relation}, sigma = z Delta per count)", sd / sensitivity,
-                        count=1, sensitivity=sensitivity, relation=relation)
-    ledger.add_sampler_error(f"{name}' integer noise", eta, count=counts.size)
+    noisy = _release(counts, sd, k, relation, generator, ledger,
+                     f"{name} (noisy log-scale histograms of {k} per-row values")
     threshold = detection_threshold(sd, counts.size)
 
     def bound(h):
@@ -260,12 +268,8 @@ def smoothness_from_histogram(X, beta, multiplier, generator, ledger, floor_boun
         bounds = np.full(p, float(floor_bound))
         return beta * bounds ** 2, bounds
     counts, m = feature_histogram(X)
-    noisy, eta = noisy_counts(counts, sd, generator)
-    sensitivity = _sensitivity(m, relation)
-    ledger.add_gaussian(f"{name} (noisy log-scale histogram of each feature's |X_ij|, "
-                        f"{relation}, sigma = z Delta per count)", sd / sensitivity,
-                        count=1, sensitivity=sensitivity, relation=relation)
-    ledger.add_sampler_error(f"{name}' integer noise", eta, count=counts.size)
+    noisy = _release(counts, sd, m, relation, generator, ledger,
+                     f"{name} (noisy log-scale histogram of each feature's |X_ij|")
     detected = noisy > threshold
     centres = bin_centre(np.arange(N_BINS))
     sums = np.where(detected, noisy, 0.0) @ (centres * centres)
