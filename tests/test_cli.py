@@ -101,8 +101,8 @@ def test_default_grid_places_the_clips_on_the_unit():
     unit = Problem("two rows", X, y, Logistic()).clip_unit
     assert unit == pytest.approx(np.sqrt(25 / 2) * 0.5)  # sqrt(mean ||x||^2) * |loss'(0)| = 1/2
     grid = default_grid("quick", unit, ["gcd"])
-    assert grid["dp_gcd"]["clip"] == pytest.approx([k * unit for k in (0.3, 1.0, 3.0)])
-    assert grid["dp_gcd"]["n_iter"] == [2, 5, 10, 20]
+    assert grid["dp_gcd"]["clip"] == pytest.approx([k * unit for k in (0.3, 1.0, 3.0, 10.0)])
+    assert grid["dp_gcd"]["n_iter"] == [1, 2, 5, 10, 20]
     # DP-SCD's clip has no unit: its values are absolute
     assert default_grid("quick", unit, ["scd"])["dp_scd"]["clip"] == [0.1, 1.0]
 

@@ -177,8 +177,8 @@ def make_dorothea_like(n_samples=800, n_features=100_000, density=0.0091, n_info
     (benchmarks, the ``sparsedp compare`` default).
 
     The draws, in order, from ``numpy.random.default_rng(random_state)``: X
-    (:func:`scipy.sparse.random` with that generator), the support, the
-    weights, the noise.
+    (:func:`scipy.sparse.random` with that generator), the weights, the support
+    (``w[choice] = normal``: Python evaluates the right side first), the noise.
 
     Parameters
     ----------
@@ -217,15 +217,17 @@ def make_dorothea_like(n_samples=800, n_features=100_000, density=0.0091, n_info
     positive_fraction = check_real(positive_fraction, "positive_fraction", high=1.0)
     column_spread = check_real(column_spread, "column_spread", include_low=True)
     rng = np.random.default_rng(random_state)
+    w_true = np.zeros(n_features)
     if column_spread == 0.0:
         X = canonical_csc(sp.random(n_samples, n_features, density=density, format="csc",
                                     rng=rng, data_rvs=np.ones))
-        support = rng.choice(n_features, n_informative, replace=False)
+        # (Python evaluates the right side first: the weights, then the support)
+        w_true[rng.choice(n_features, n_informative, replace=False)] = rng.normal(
+            size=n_informative)
     else:
         X, support = _spread_columns(n_samples, n_features, density, n_informative,
                                      column_spread, rng)
-    w_true = np.zeros(n_features)
-    w_true[support] = rng.normal(size=n_informative)
+        w_true[support] = rng.normal(size=n_informative)
     z = X @ w_true + noise * rng.normal(size=n_samples)
     if task == "regression":
         return X, z, w_true
