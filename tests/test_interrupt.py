@@ -15,7 +15,12 @@ import pytest
 
 LIMIT = 10.0
 
+# The child installs Python's own SIGINT handler: it inherits the disposition of the
+# test process, where an earlier test's worker pool (loky, dask) may have left SIGINT
+# ignored (SIG_IGN is kept across exec, and Python then never raises KeyboardInterrupt).
 SETUP = """
+import signal
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import numpy as np, scipy.sparse as sp, sys, warnings
 warnings.simplefilter("ignore")
 rng = np.random.default_rng(0)
