@@ -225,3 +225,10 @@ def test_the_private_default_learns():
         Xm = clip_to_bounds(Xc, est.feature_clip_) if est.feature_clip_ is not None else Xc
         F = Squared().value(Xm @ est.coef_, t) + pen.value(est.coef_)
         assert (F - f_star) / f_star < zero / 2
+
+
+@pytest.mark.parametrize("value", ["yes", 1, None])
+def test_leak_constants_must_be_a_bool(value):
+    X, t, _ = _data()
+    with pytest.raises((TypeError, ValueError), match="leak_constants"):
+        DPLasso(alpha=1e-2, leak_constants=value).fit(X, t)

@@ -235,6 +235,7 @@ class DPLinearModel(BaseEstimator):
                              f"fit_intercept=False")
         params["warm_start"] = check_bool(self.warm_start, "warm_start")
         params["verbose"] = check_integer(self.verbose, "verbose", low=0)
+        check_bool(self.leak_constants, "leak_constants")
         if self.solver_options is not None and not isinstance(self.solver_options, dict):
             raise TypeError(f"solver_options must be None or a dict, got "
                             f"{type(self.solver_options).__name__}")
