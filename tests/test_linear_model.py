@@ -244,13 +244,13 @@ def test_default_kappa_rule():
     from sparsedp.linear_model import default_kappa
     mu = 1.0 / calibrate_gaussian(1.0, 1e-6, 1)
     assert default_kappa("cd", 2_000, 400, 1.0, 1e-6) == pytest.approx(
-        0.15 * math.sqrt(2_000 * mu / 20.0))
+        0.11 * (2_000 * mu / 20.0) ** 0.65)
     # more data or budget: a larger clip; more releases: a smaller one; clamped
     assert default_kappa("cd", 2000, 10, 1.0, 1e-6) > default_kappa("cd", 200, 10, 1.0, 1e-6)
     assert default_kappa("cd", 200, 10, 2.0, 1e-6) > default_kappa("cd", 200, 10, 1.0, 1e-6)
     assert default_kappa("cd", 200, 10**6, 1.0, 1e-6) < default_kappa("cd", 200, 10, 1.0, 1e-6)
-    assert default_kappa("cd", 10, 10**8, 0.01, 1e-6) == 0.1  # clamped to [0.1, 3]
-    assert default_kappa("cd", 10**9, 1, 10.0, 1e-6) == 3.0
+    assert default_kappa("cd", 10, 10**8, 0.01, 1e-6) == 0.1  # clamped to [0.1, 5]
+    assert default_kappa("cd", 10**9, 1, 10.0, 1e-6) == 5.0
     assert default_kappa("gcd", 10, 10, 1.0, 1e-6) == default_kappa(
         "sgd", 10**6, 10, 5.0, 1e-6) == 1.0
     with pytest.raises(ValueError, match="DP-SCD's clip has no unit"):

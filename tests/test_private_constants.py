@@ -16,7 +16,7 @@ from scipy import stats
 from sparsedp import DPLasso, DPLogisticRegression, DPRidge
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.exceptions import PrivacyLeakWarning
-from sparsedp.linear_model import CONSTANTS_SHARE
+from sparsedp.linear_model import CONSTANTS_SHARE, FEATURE_SHARE
 from sparsedp.penalties import L1
 from sparsedp.privacy import PrivacyLedger, calibrate_gaussian, gdp_epsilon
 from sparsedp.solvers import dp_gcd
@@ -181,22 +181,24 @@ def test_leak_constants_is_the_only_way_to_leak(name):
 
 
 def test_the_estimates_share_of_the_budget():
-    """DP-CD with per-feature constants: two Gaussian estimates at multiplier
-    ``1 / (sqrt(share) mu)`` each, the fit at ``sqrt(1 - 2 share) mu``: GDP composes
-    the whole ledger back to the request."""
+    """DP-CD with per-feature constants: two Gaussian estimates, the per-row scales
+    at multiplier ``1 / (sqrt(CONSTANTS_SHARE) mu)`` and the per-feature histograms
+    at ``1 / (sqrt(FEATURE_SHARE) mu)``, the fit at ``sqrt(1 - both) mu``: GDP
+    composes the whole ledger back to the request."""
     X, t, _ = _data(seed=1)
     delta = 1e-6
     est = DPLasso(alpha=1e-2, epsilon=1.0, delta=delta, solver="cd", random_state=0).fit(X, t)
     mu = 1.0 / calibrate_gaussian(1.0, delta, 1)
     estimates = [m for m in est.privacy_.entries if m.name.startswith("constants")]
     assert len(estimates) == 2
-    for m in estimates:
-        assert m.gdp_mu() == pytest.approx(math.sqrt(CONSTANTS_SHARE) * mu, rel=1e-9)
+    assert sorted(m.gdp_mu() for m in estimates) == pytest.approx(
+        sorted(math.sqrt(s) * mu for s in (CONSTANTS_SHARE, FEATURE_SHARE)), rel=1e-9)
     assert est.privacy_.epsilon == pytest.approx(1.0, abs=2e-3)
     assert est.privacy_.epsilon <= 1.0
     fit_mu = math.sqrt(sum(m.gdp_mu() ** 2 for m in est.privacy_.entries
                            if not m.name.startswith("constants")))
-    assert fit_mu == pytest.approx(math.sqrt(1 - 2 * CONSTANTS_SHARE) * mu, rel=1e-6)
+    assert fit_mu == pytest.approx(math.sqrt(1 - CONSTANTS_SHARE - FEATURE_SHARE) * mu,
+                                   rel=1e-6)
     assert gdp_epsilon(mu, delta) == pytest.approx(1.0, abs=1e-6)
 
 

@@ -11,9 +11,9 @@ directly); after ``fit``: ``coef_``, ``intercept_``, ``n_iter_``, ``classes_``
 from ._base import (CD_MIN_RATIO, DEFAULT_SOLVER_OPTIONS, choose_solver, default_budget,
                     default_delta, default_kappa)
 from ._classification import DPLinearSVC, DPLogisticRegression
-from ._constants import CONSTANTS_SHARE, STEP_SHARE
+from ._constants import CONSTANTS_SHARE, FEATURE_SHARE, STEP_SHARE
 from ._regression import DPElasticNet, DPLasso, DPRidge
 
-__all__ = ["CD_MIN_RATIO", "CONSTANTS_SHARE", "DEFAULT_SOLVER_OPTIONS", "STEP_SHARE", "DPElasticNet", "DPLasso", "DPLinearSVC",
+__all__ = ["CD_MIN_RATIO", "CONSTANTS_SHARE", "DEFAULT_SOLVER_OPTIONS", "FEATURE_SHARE", "STEP_SHARE", "DPElasticNet", "DPLasso", "DPLinearSVC",
            "DPLogisticRegression", "DPRidge", "choose_solver", "default_budget", "default_delta",
            "default_kappa"]

@@ -33,12 +33,14 @@ import numpy as np
 
 from ..privacy import PrivacyLedger, calibrate_gaussian, gdp_epsilon
 from ..solvers._dp_gcd import STEP_SHARE
-from ..solvers._scales import ESTIMATE_SHARE, private_row_scales, smoothness_from_histogram
+from ..solvers._scales import (ESTIMATE_SHARE, FEATURE_SHARE, private_row_scales,
+                               smoothness_from_histogram)
 
-__all__ = ["CONSTANTS_SHARE", "STEP_SHARE", "PrivateConstants", "estimate_constants"]
+__all__ = ["CONSTANTS_SHARE", "FEATURE_SHARE", "STEP_SHARE", "PrivateConstants",
+           "estimate_constants"]
 
-#: the share of the GDP budget ``mu^2`` each private estimate takes (the per-row
-#: scales; the per-feature constants): measured, docs/defaults.rst
+#: the share of the GDP budget ``mu^2`` the per-row scales take (measured,
+#: docs/defaults.rst); the per-feature constants take :data:`FEATURE_SHARE`
 CONSTANTS_SHARE = ESTIMATE_SHARE
 
 
@@ -106,9 +108,8 @@ def estimate_constants(X, y, datafit, spec, smoothness_kw, budget, params, gener
     after_selection = coordinate and spec.smoothness_after_selection is not None and \
         spec.smoothness_after_selection(budget, n_columns)
     per_feature = coordinate and not after_selection
-    parts = 1 + per_feature
-    share = parts * CONSTANTS_SHARE
-    z = 1.0 / (math.sqrt(CONSTANTS_SHARE) * mu)  # parts Gaussians: sqrt(share) mu together
+    share = CONSTANTS_SHARE + per_feature * FEATURE_SHARE
+    z = 1.0 / (math.sqrt(CONSTANTS_SHARE) * mu)  # together: sqrt(share) mu in GDP
     # the solver's relation: the noise is calibrated for replace-one (sensitivity
     # sqrt(2 k)), at least that of add/remove (sqrt(k)), so it is valid for both
     ledger = PrivacyLedger(delta=delta, relation=spec.relation)
@@ -121,8 +122,9 @@ def estimate_constants(X, y, datafit, spec, smoothness_kw, budget, params, gener
     trace = None if after_selection else beta * (rows.mean_sq_norm + s2)
     bounds = None
     if per_feature:
-        M, bounds = smoothness_from_histogram(X, beta, z, generator, ledger, rows.bound,
-                                              relation=spec.relation)
+        z_features = 1.0 / (math.sqrt(FEATURE_SHARE) * mu)
+        M, bounds = smoothness_from_histogram(X, beta, z_features, generator, ledger,
+                                              rows.bound, relation=spec.relation)
         kwargs["smoothness"] = M
         trace = float(M.sum()) + beta * s2
     elif after_selection:

@@ -35,7 +35,7 @@ __all__ = ["BINS_PER_OCTAVE", "LOG2_LOW", "LOG2_HIGH", "N_BINS", "log_bins", "bi
            "bin_centre", "noisy_counts", "detection_threshold", "RowScales",
            "row_statistics", "private_row_scales", "feature_histogram",
            "smoothness_from_histogram", "clip_to_bounds", "ESTIMATE_SHARE",
-           "estimate_multiplier"]
+           "FEATURE_SHARE", "estimate_multiplier"]
 
 BINS_PER_OCTAVE = 2
 LOG2_LOW, LOG2_HIGH = -40, 40
@@ -49,6 +49,9 @@ TAIL_BINS = 0
 #: the share of the GDP budget ``mu^2`` each private estimate of a default takes
 #: (measured: docs/defaults.rst, "Private constants")
 ESTIMATE_SHARE = 0.025
+#: the share of the GDP budget ``mu^2`` the per-feature histograms take (their
+#: sensitivity is ``sqrt(p)`` times the per-row scales'; measured: docs/defaults.rst)
+FEATURE_SHARE = 0.1
 
 
 def log_bins(values):
@@ -297,10 +300,10 @@ def clip_to_bounds(X, bounds):
     return out
 
 
-def estimate_multiplier(epsilon, delta):
-    """The noise multiplier z of one private estimate of a default: ``ESTIMATE_SHARE``
-    of the GDP budget ``mu^2`` of (epsilon, delta), ``1 / z = sqrt(share) mu``.  The
-    solver composes it with its own mechanisms (the ledger)."""
+def estimate_multiplier(epsilon, delta, share=ESTIMATE_SHARE):
+    """The noise multiplier z of one private estimate of a default: ``share`` (default
+    ``ESTIMATE_SHARE``) of the GDP budget ``mu^2`` of (epsilon, delta), ``1 / z =
+    sqrt(share) mu``.  The solver composes it with its own mechanisms (the ledger)."""
     from ..privacy import calibrate_gaussian
     mu = 1.0 / calibrate_gaussian(epsilon, delta, 1)
-    return 1.0 / (math.sqrt(ESTIMATE_SHARE) * mu)
+    return 1.0 / (math.sqrt(share) * mu)

@@ -144,10 +144,10 @@ def default_smoothness(X, datafit, feature_bounds, epsilon, delta, generator, le
     """``smoothness=None`` with a finite epsilon: private per-feature constants.
 
     The per-feature noisy histograms (:func:`~sparsedp.solvers._scales.
-    smoothness_from_histogram`) and, without ``feature_bounds``, the private bound
-    of the rows' largest ``|X_ij|``: each a Gaussian mechanism taking
-    ``ESTIMATE_SHARE`` of the GDP budget ``mu^2`` of (epsilon, delta), recorded on
-    ``ledger``.  The per-feature bounds (within ``feature_bounds``) are those the
+    smoothness_from_histogram`, ``FEATURE_SHARE`` of the GDP budget ``mu^2`` of
+    (epsilon, delta)) and, without ``feature_bounds``, the private bound of the
+    rows' largest ``|X_ij|`` (``ESTIMATE_SHARE``): each a Gaussian mechanism,
+    recorded on ``ledger``.  The per-feature bounds (within ``feature_bounds``) are those the
     solver must clip X to: ``M_j`` describes the clipped data.
 
     Returns
@@ -159,20 +159,23 @@ def default_smoothness(X, datafit, feature_bounds, epsilon, delta, generator, le
         solver; the others compose the ledger's Gaussians in their calibration).
     """
     from ..privacy import calibrate_gaussian
-    from ._scales import ESTIMATE_SHARE, estimate_multiplier, smoothness_from_histogram
-    z = estimate_multiplier(epsilon, delta)
-    B = float(np.max(estimate_bounds(X, feature_bounds, ledger, multiplier=z,
+    from ._scales import (ESTIMATE_SHARE, FEATURE_SHARE, estimate_multiplier,
+                          smoothness_from_histogram)
+    B = float(np.max(estimate_bounds(X, feature_bounds, ledger,
+                                     multiplier=estimate_multiplier(epsilon, delta),
                                      generator=generator)))
-    M, bounds = smoothness_from_histogram(X, datafit.beta, z, generator, ledger, B)
+    M, bounds = smoothness_from_histogram(X, datafit.beta,
+                                          estimate_multiplier(epsilon, delta, FEATURE_SHARE),
+                                          generator, ledger, B)
     if feature_bounds is not None:
         bounds = np.minimum(bounds, np.broadcast_to(
             np.asarray(feature_bounds, dtype=np.float64), bounds.shape))
     if intercept is not None:
         s = intercept.data[0]
         M = np.append(M, datafit.beta * s * s)
-    parts = 1 + (feature_bounds is None)
+    share = FEATURE_SHARE + (feature_bounds is None) * ESTIMATE_SHARE
     mu = 1.0 / calibrate_gaussian(epsilon, delta, 1)
-    return M, bounds, math.sqrt(1.0 - parts * ESTIMATE_SHARE) * mu
+    return M, bounds, math.sqrt(1.0 - share) * mu
 
 
 def resolve_smoothness(X, datafit, smoothness, epsilon, feature_bounds, generator,
