@@ -268,13 +268,13 @@ SQUARED_CD_STEP = 0.3
 def default_kappa(n_samples, releases, epsilon, delta):
     """DP-CD's default clip in units of the per-sample gradient scale at 0.
 
-    ``kappa = 0.15 sqrt(n mu / sqrt(T))`` within ``KAPPA_RANGE``, with ``T``
-    the coordinate updates and ``mu`` the Gaussian-DP parameter of (epsilon,
-    delta): the noise of an update relative to a gradient at the clip is ``~
-    kappa sqrt(T) / (n mu)``, and the measured best kappa grows as the square
-    root of ``n mu / sqrt(T)`` (0.3 on scikit-learn's 200-row check data, about
-    3 on California and Electricity; docs/defaults.rst).  Only public values
-    enter.
+    ``kappa = 0.11 (n mu / sqrt(T))**0.65`` within ``KAPPA_RANGE`` (0.1 to 5),
+    with ``T`` the coordinate updates and ``mu`` the Gaussian-DP parameter of
+    (epsilon, delta): the noise of an update relative to a gradient at the clip
+    is ``~ kappa sqrt(T) / (n mu)``, and the measured best kappa grows with ``n
+    mu / sqrt(T)`` (0.3 to 0.4 on 200 to 450 rows, 4 to 5 on California and
+    Electricity with the private constants; docs/defaults.rst).  Only public
+    values enter.
     """
     mu = 1.0 / calibrate_gaussian(epsilon, delta, 1)
     kappa = CD_KAPPA_FACTOR * (n_samples * mu / math.sqrt(max(releases, 1))) ** CD_KAPPA_POWER
