@@ -118,6 +118,10 @@ FITTED_ATTRIBUTES = """\
     feature_clip_ : ndarray of shape (n_features,) or None
         The private per-feature bounds X was clipped to for the fit (and is for
         prediction), or None (no clipping).
+    target_scale_ : float or None
+        The squared loss's targets' scale the fit used: ``target_bound``, else
+        its private estimate ``rms(y)``, else None (what
+        :class:`~sparsedp.model_selection.PrivateSearch` clips a private score to).
     n_features_in_ : int
 """
 
