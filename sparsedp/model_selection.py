@@ -290,8 +290,9 @@ class PrivateSearch(BaseEstimator):
         if self.best_estimator_ is not None:
             relation = self.best_estimator_.privacy_.relation
         ledger = PrivacyLedger(delta=delta, relation=relation)
+        law = _LAWS.get(shape, f"truncated negative binomial of shape {shape:g}, ")
         ledger.add(RandomStopping(
-            name=f"private search over {len(candidates)} candidates: trials {_LAWS.get(shape, "")}"
+            name=f"private search over {len(candidates)} candidates: trials {law}"
                  f"mean {mean:g}; a trial fits on {n - m} rows at epsilon {eps_c:.4g} and "
                  f"scores on {m} held-out rows (losses clipped to [0, b], discretised "
                  f"Gaussian z = {z:.4g})",
