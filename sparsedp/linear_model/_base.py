@@ -486,11 +486,11 @@ class DPLinearModel(BaseEstimator):
                              None if init is None else (init[0][c], init[1][c]))
 
         self.feature_clip_ = None if constants is None else constants.feature_bounds
-        # the targets' scale the fit used (public, or its private estimate): what a
-        # private score of the model may clip its squared errors to
-        self.target_scale_ = getattr(self, "target_bound", None)
-        if self.target_scale_ is None and constants is not None:
-            self.target_scale_ = constants.target_rms
+        # the bound on |y| the fit knew (public, or its private estimate): what a
+        # private score of the model clips its squared errors to
+        self.target_bound_ = getattr(self, "target_bound", None)
+        if self.target_bound_ is None and constants is not None:
+            self.target_bound_ = constants.target_bound
         if self.feature_clip_ is not None:
             X = clip_to_bounds(X, self.feature_clip_)  # what M_j describes
         prior = None if constants is None else constants.ledger

@@ -64,6 +64,8 @@ class PrivateConstants:
     feature_bounds : ndarray or None
         Per-feature bounds on ``|X_ij|`` the fit clips X to (with per-feature
         ``M_j``: their estimate misses what lies above), or None.
+    target_bound : float or None
+        A bound on ``|y_i|`` (the highest detected bin), or None.
     """
 
     kwargs: dict
@@ -72,6 +74,7 @@ class PrivateConstants:
     ledger: PrivacyLedger
     epsilon_left: float
     feature_bounds: np.ndarray = None
+    target_bound: float = None
 
 
 def estimate_constants(X, y, datafit, spec, smoothness_kw, budget, params, generator):
@@ -144,4 +147,5 @@ def estimate_constants(X, y, datafit, spec, smoothness_kw, budget, params, gener
             f"{epsilon:g}); they take unit scales. Give public constants (feature_bounds, "
             f"smoothness, clip, target_bound) for a better fit", UserWarning, stacklevel=5)
     epsilon_left = gdp_epsilon(math.sqrt(1.0 - share) * mu, delta)
-    return PrivateConstants(kwargs, trace, rows.target_rms, ledger, epsilon_left, bounds)
+    return PrivateConstants(kwargs, trace, rows.target_rms, ledger, epsilon_left, bounds,
+                            rows.target_bound)

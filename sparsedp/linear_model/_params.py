@@ -118,10 +118,11 @@ FITTED_ATTRIBUTES = """\
     feature_clip_ : ndarray of shape (n_features,) or None
         The private per-feature bounds X was clipped to for the fit (and is for
         prediction), or None (no clipping).
-    target_scale_ : float or None
-        The squared loss's targets' scale the fit used: ``target_bound``, else
-        its private estimate ``rms(y)``, else None (what
-        :class:`~sparsedp.model_selection.PrivateSearch` clips a private score to).
+    target_bound_ : float or None
+        The squared loss's bound on ``|y_i|`` the fit knew: ``target_bound``,
+        else its private estimate (the highest bin of the noisy histogram of
+        ``|y_i|`` that stood out), else None (what
+        :class:`~sparsedp.model_selection.PrivateSearch` clips a squared error to).
     n_features_in_ : int
 """
 
