@@ -21,8 +21,8 @@ score on the held-out rows: disjoint rows, so the trial's RDP curve is the
 larger of the two at each order (parallel composition).  The fit's curve is
 that of its ledger, the largest over the grid: every candidate's ledger is a
 function of public values (shapes, budget, hyper-parameters), computed by
-fitting it on an all-zero matrix of the training rows' shape, and each real
-trial's ledger is checked against it.  The per-trial budget is the largest
+fitting it on a public matrix of the training rows' shape (one unit entry a
+row), and each real trial's ledger is checked against it.  The per-trial budget is the largest
 whose random-stopping curve converts to at most (epsilon, delta);
 ``privacy_`` holds the one record (:class:`~sparsedp.privacy.selection.RandomStopping`).
 """
@@ -150,7 +150,8 @@ class PrivateSearch(BaseEstimator):
     def _trial_curve(self, candidates, eps_c, delta, train_shape, y_dummy, m):
         """The largest RDP curve of a trial over the grid at fit budget ``eps_c``
         (and the score's on ``m`` rows, its sampler's slack included)."""
-        X0 = sp.csc_array(train_shape, dtype=np.float64)
+        n, p = train_shape  # public values: one unit entry a row, cycling over the columns
+        X0 = sp.csc_array((np.ones(n), (np.arange(n), np.arange(n) % p)), shape=(n, p))
         curve = np.zeros(DEFAULT_ORDERS.shape)
         tv = 0.0
         for params in candidates:
@@ -280,13 +281,14 @@ class PrivateSearch(BaseEstimator):
         candidates = list(ParameterGrid(grid))
         classes = getattr(self.estimator, "classes", None)
         y_dummy = (np.resize(np.asarray(classes), n - m) if classes is not None
-                   else np.zeros(n - m))
+                   else np.ones(n - m))
         eps_c, curve, z, total = self._calibrate(candidates, delta, (n - m, p), y_dummy, m,
                                                  mean, shape)
         self.trial_epsilon_, self.score_multiplier_ = eps_c, z
         K = sample_trials(generator, mean, shape)
         X_train, y_train, X_hold, y_hold = X[train], y[train], X[hold], y[hold]
         best = (math.inf, None, None)
+        releases = {}  # the score's release per clip b
         for _ in range(K):
             params = candidates[int(generator.integers(len(candidates)))]
             est = clone(self.estimator).set_params(
@@ -297,7 +299,9 @@ class PrivateSearch(BaseEstimator):
                                    f"public data of the same shape: a data-dependent "
                                    f"accounting, which the search cannot cover")
             losses, b, penalty = self._score_parts(est, X_hold, y_hold)
-            release = GridRelease("gaussian", z, m, b)
+            if b not in releases:
+                releases[b] = GridRelease("gaussian", z, m, b)
+            release = releases[b]
             total_loss = math.fsum(np.minimum(np.maximum(losses, 0.0), b))
             noisy = release.noise.release(np.array([total_loss]), release.inv_grid,
                                           release.grid, generator)[0]
