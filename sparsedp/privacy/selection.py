@@ -64,7 +64,8 @@ def expected_trials(gamma, shape):
 def trials_gamma(mean, shape):
     """The parameter ``gamma`` in (0, 1) of the truncated negative binomial of
     mean ``mean`` and shape ``shape`` (``E K`` falls from inf to 1 as gamma
-    rises from 0 to 1)."""
+    rises from 0 to 1), rounded down so that ``E K >= mean``: the sampler and
+    the accounting use this gamma, and the accounting its ``E K``."""
     mean, shape = _check_law(mean, shape)
     if math.isinf(shape):
         raise ValueError("the Poisson law has no gamma")
@@ -75,8 +76,11 @@ def trials_gamma(mean, shape):
         hi = 1.0 - (1.0 - hi) / 2.0
         if hi == 1.0:
             raise ValueError(f"mean {mean!r} too close to 1 for shape {shape!r}")
-    return brentq(lambda g: expected_trials(g, shape) - mean, lo, hi, xtol=1e-300,
-                  rtol=4 * np.finfo(float).eps)
+    gamma = brentq(lambda g: expected_trials(g, shape) - mean, lo, hi, xtol=1e-300,
+                   rtol=4 * np.finfo(float).eps)
+    while expected_trials(gamma, shape) < mean:  # rounded down: E K at least the mean
+        gamma = math.nextafter(gamma, 0.0)
+    return gamma
 
 
 def trials_pmf(k, mean, shape):
@@ -139,13 +143,14 @@ def rdp_random_stopping(rdp, mean, shape, orders=None):
     if rdp.shape != orders.shape:
         raise ValueError("rdp and orders must have the same shape")
     mean, shape = _check_law(mean, shape)
-    log_mean = math.log(mean) / (orders - 1.0)
     if math.isinf(shape):
+        log_mean = math.log(mean) / (orders - 1.0)
         eps_hat = np.log1p(1.0 / (orders - 1.0))
         delta_hat = np.array([math.exp(rdp_log_delta(orders, rdp, e)) for e in eps_hat])
         out = rdp + mean * delta_hat + log_mean
     else:
-        gamma = trials_gamma(mean, shape)
+        gamma = trials_gamma(mean, shape)  # E K of the law sampled (at least the mean)
+        log_mean = math.log(expected_trials(gamma, shape)) / (orders - 1.0)
         with np.errstate(invalid="ignore"):
             hat = (1.0 - 1.0 / orders) * rdp + math.log(1.0 / gamma) / orders
         out = rdp + log_mean + (1.0 + shape) * float(np.nanmin(np.where(
