@@ -13,6 +13,8 @@ privacy
     (``sparsedp.accounting`` is an alias of its public names).
 linear_model
     scikit-learn estimators over the solvers (re-exported here).
+model_selection
+    PrivateSearch: private hyper-parameter tuning by random stopping.
 """
 from .exceptions import PrivacyLeakWarning
 from .linear_model import DPElasticNet, DPLasso, DPLinearSVC, DPLogisticRegression, DPRidge
