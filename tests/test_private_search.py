@@ -155,7 +155,7 @@ def test_the_search_runs_its_law_of_trials():
     law of mean 4: chi-square p-value above 1e-3."""
     X, y = np.array([[1.0], [0.0], [1.0], [0.0]]), np.array([1.0, 1.0, -1.0, 1.0])
     search = PrivateSearch(Counting(), {"w": [1.0, -1.0]}, epsilon=1.0, delta=1e-6,
-                           mean_trials=4.0, holdout=0.5)
+                           mean_trials=4.0, trials_shape=1.0, holdout=0.5)
     counts = []
     for seed in range(1_500):
         Counting.trial_fits = 0
@@ -185,7 +185,8 @@ def test_search_is_within_its_budget_and_reports_it():
     assert isinstance(record, RandomStopping)
     assert "random stopping" in str(search.privacy_)
     # the report's curve is the random stopping of the recorded trial curve
-    curve = rdp_random_stopping(np.asarray(record.trial_rdp), 10.0, 1.0)
+    assert (record.mean_trials, record.shape) == (5.0, 0.0)  # the defaults: logarithmic
+    curve = rdp_random_stopping(np.asarray(record.trial_rdp), 5.0, 0.0)
     assert rdp_to_dp(DEFAULT_ORDERS, curve, search.privacy_.delta) == pytest.approx(
         search.privacy_.epsilon, rel=1e-9)
     # a trial: the fit's ledger on public data, and the score: never below either
@@ -216,12 +217,18 @@ def test_search_learns_and_picks_the_better_candidate():
 
 
 def test_registry_grid_keeps_to_the_defaults():
-    grid = registry_grid(DPLasso(solver="cd"), 20_000, 8)
-    assert grid == {"passes": [5, 10, 20, 50], "step_size": [0.1, 0.3, 1.0]}
-    grid = registry_grid(DPLogisticRegression(solver="cd"), 20_000, 8)
-    assert grid == {"passes": [5, 10, 20, 50], "step_size": [0.3, 1.0]}
-    grid = registry_grid(DPLogisticRegression(penalty="l1"), 800, 100_000)  # auto: DP-GCD
-    assert grid["n_iter"] == [1, 2]
+    """The registry's values within a factor 2.5 of the defaults (20 passes, step 0.3
+    squared / 1 logistic; DP-GCD 1 iteration, step 1; DP-SGD 20 passes)."""
+    assert registry_grid(DPLasso(solver="cd"), 20_000, 8) == {
+        "passes": [10, 20, 50], "step_size": [0.3]}
+    assert registry_grid(DPLogisticRegression(solver="cd"), 20_000, 8) == {
+        "passes": [10, 20, 50], "step_size": [1.0]}
+    assert registry_grid(DPLogisticRegression(penalty="l1"), 800, 100_000) == {  # auto: GCD
+        "n_iter": [1, 2], "step_size": [1.0]}
+    assert registry_grid(DPLogisticRegression(solver="sgd"), 40_000, 8) == {
+        "passes": [10, 20], "step_size": [1.0]}
+    assert registry_grid(DPLasso(solver="cd"), 20_000, 8, grid="quick") == {
+        "passes": [20], "step_size": [0.3]}  # only the default within the span
 
 
 def test_poisson_without_trials_has_no_model():

@@ -12,8 +12,8 @@ row 0, the one whose sign agrees with y has loss 0.007, the other 5.0, clipped t
 and the audit's claim is that budget, not the report).  Planted: the score
 released without noise (``score_noise_removed``): ``+5`` then wins with
 probability 3/4 on D and 1/4 on D', a true epsilon of ``log 3``.  Clopper-Pearson
-at alpha = 5e-4 per bound; 1,500 searches per dataset (10 trials on average),
-seeds fixed.
+at alpha = 5e-4 per bound; 1,500 searches per dataset (geometric trials, 10 on
+average: few searches draw a single candidate), seeds fixed.
 
 A fixed number of trials accounted as random is not visible in the winner's law
 here (the winner is decided by the held-out row); ``tests/test_private_search.py``
@@ -84,7 +84,7 @@ def _winners(y0, seeds, monkeypatch):
     y = np.array([y0, 1.0])
     search = model_selection.PrivateSearch(Fixed(), {"w": [5.0, -5.0]}, epsilon=EPSILON,
                                            delta=DELTA, holdout=0.5, mean_trials=MEAN_TRIALS,
-                                           random_state=0).fit(X, y)
+                                           trials_shape=1.0, random_state=0).fit(X, y)
     assert search.privacy_.epsilon <= EPSILON
     cached = search._calibrate  # the calibration is a function of public values: once
     result = cached([{"w": 5.0}, {"w": -5.0}], DELTA, (1, 1), np.array([-1.0]), 1,
