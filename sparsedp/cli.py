@@ -109,12 +109,61 @@ def _as_csc(X):
     return sp.csc_array(X) if sp.issparse(X) else sp.csc_array(np.asarray(X, dtype=np.float64))
 
 
+def _estimator_of(problem, key):
+    """The estimator fitting ``problem``'s objective with solver ``key`` (no intercept)."""
+    from .datafits import Logistic
+    from .linear_model import DPLasso, DPLogisticRegression, DPRidge
+    from .penalties import L1
+    l1 = isinstance(problem.penalty, L1)
+    alpha = problem.penalty.alpha
+    if isinstance(problem.datafit, Logistic):
+        return DPLogisticRegression(penalty="l1" if l1 else "l2", alpha=alpha, solver=key,
+                                    classes=[-1.0, 1.0], fit_intercept=False)
+    return (DPLasso if l1 else DPRidge)(alpha=alpha, solver=key, fit_intercept=False)
+
+
+def private_tuning(problem, names, epsilon, delta, seed, out):
+    """Each solver tuned end to end by :class:`~sparsedp.model_selection.PrivateSearch`
+    (the whole search within (epsilon, delta)): print and return its relative error."""
+    from .model_selection import PrivateSearch
+    from .solvers import get_spec
+    from .solvers._scales import clip_to_bounds
+    print("\nprivate tuning (PrivateSearch: the whole search, the grid and the data "
+          "included, within (epsilon, delta); the error of the model it returns):", file=out)
+    f_star, errors = problem.f_star, {}
+    for name in names:
+        spec = get_spec(name)
+        t = time.perf_counter()
+        est = _estimator_of(problem, spec.key)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                search = PrivateSearch(est, epsilon=epsilon, delta=delta,
+                                       random_state=seed).fit(problem.X, problem.y)
+        except ValueError as exc:  # no estimator runs this solver on this objective
+            print(f"  {spec.label:7s} skipped: {str(exc).splitlines()[0]}", file=out)
+            continue
+        model = search.best_estimator_
+        X = problem.X if model.feature_clip_ is None else clip_to_bounds(problem.X,
+                                                                         model.feature_clip_)
+        coef = np.ravel(model.coef_)
+        f = problem.datafit.value(X @ coef, problem.y) + problem.penalty.value(coef)
+        errors[spec.label] = (f - f_star) / f_star
+        print(f"  {spec.label:7s} relative error {errors[spec.label]:.4g}, epsilon "
+              f"{search.privacy_.epsilon:.4f}, chose {search.best_params_} "
+              f"({time.perf_counter() - t:.1f} s)", file=out)
+    return errors
+
+
 def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=None, penalty="l1", alpha=None, grid="quick", runs=3, jobs=1, seed=0,
             smoothness="private", feature_bound=None, plot=None, results=None, progress=False,
-            data_home=None, download=True, out=None):
+            data_home=None, download=True, out=None, tune_privately=False):
     """Run the comparison and print its report; return the summary rows.
 
     ``solvers``: keys or names of :data:`sparsedp.solvers.REGISTRY` (None: all).
+    ``tune_privately``: also each solver tuned by a private search
+    (:func:`private_tuning`), its end-to-end private error beside the table's
+    best of the grid (tuned on the data).
     """
     out = sys.stdout if out is None else out
     from .experiments import run_grid, summarize, support_table, tuning_cost
@@ -161,6 +210,8 @@ def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=None, p
     points = sum(grid_size(spec).values())
     print(file=out)
     print(tuning_cost(points, runs, epsilon=epsilon, delta=delta), file=out)
+    if tune_privately:
+        private_tuning(problem, names, epsilon, delta, seed, out)
     if plot:
         try:
             from .experiments import plot_error_vs_passes
@@ -261,6 +312,9 @@ def parser():
     c.add_argument("--results", default=None, metavar="CSV",
                    help="append every fit to this CSV; rerunning resumes from it")
     c.add_argument("--progress", action="store_true", help="a progress bar (tqdm)")
+    c.add_argument("--private-tuning", action="store_true",
+                   help="also tune each solver privately (PrivateSearch, the whole search "
+                        "within epsilon) and print its error beside the tuned one")
     c.add_argument("--data-home", default=None, metavar="DIR",
                    help="data folder (default: $SPARSEDP_DATA)")
     c.add_argument("--no-download", action="store_true", help="never download data")
@@ -289,7 +343,7 @@ def main(argv=None):
                     jobs=args.jobs, seed=args.seed, smoothness=args.smoothness,
                     feature_bound=args.feature_bound, plot=plot, results=args.results,
                     progress=args.progress, data_home=args.data_home,
-                    download=not args.no_download)
+                    download=not args.no_download, tune_privately=args.private_tuning)
         elif args.command == "datasets":
             datasets(args.data_home)
         else:

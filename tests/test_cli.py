@@ -23,7 +23,8 @@ def test_help_is_complete(capsys):
     out = capsys.readouterr().out
     for option in ("--dataset", "--epsilon", "--delta", "--solvers", "--penalty", "--alpha",
                    "--grid", "--runs", "--jobs", "--seed", "--smoothness", "--feature-bound",
-                   "--plot", "--results", "--progress", "--data-home", "--no-download"):
+                   "--plot", "--results", "--progress", "--data-home", "--no-download",
+                   "--private-tuning"):
         assert option in out
     assert "compare" in parser().format_help() and "datasets" in parser().format_help()
 
@@ -79,6 +80,48 @@ def test_compare_prints_the_table(tmp_path, capsys):
     assert code == 0 and len(csv.read_text().splitlines()) == n_rows
     assert again[again.index("Best of grid"):again.index("Support")] == \
         table[:table.index("Support")]
+
+
+def test_private_tuning_prints_the_end_to_end_error(capsys):
+    """--private-tuning: each solver's private search, its error and its epsilon
+    (within the request)."""
+    import re
+    code, out, _ = run(["compare", "--dataset", "log1", "--solvers", "gcd,cd", "--runs", "1",
+                        "--plot", "none", "--private-tuning"], capsys)
+    assert code == 0
+    part = out[out.index("private tuning (PrivateSearch"):]
+    rows = {label: error for label, error, _ in re.findall(
+        r"(DP-GCD|DP-CD)\s+relative error (\S+), epsilon (\S+)", part)}
+    assert set(rows) == {"DP-GCD", "DP-CD"}
+    for label in rows:
+        assert float(rows[label]) > -1e-9
+    epsilons = re.findall(r"epsilon (\d\.\d+), chose", part)
+    assert epsilons and all(float(e) <= 1.0 for e in epsilons)
+
+
+def test_private_tuning_error_is_that_of_the_search():
+    """The error private_tuning prints is F of the model a PrivateSearch of the same
+    objective returns, computed here from its coefficients (same seed)."""
+    import io
+    import warnings
+    import numpy as np
+    from sparsedp import DPLogisticRegression
+    from sparsedp.cli import build_problem, private_tuning
+    from sparsedp.model_selection import PrivateSearch
+    problem, _, _ = build_problem("log1")
+    delta = 1.0 / problem.n_samples ** 2
+    errors = private_tuning(problem, ["dp_gcd"], 1.0, delta, 3, io.StringIO())
+    est = DPLogisticRegression(penalty="l1", alpha=problem.penalty.alpha, solver="gcd",
+                               classes=[-1.0, 1.0], fit_intercept=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search = PrivateSearch(est, epsilon=1.0, delta=delta, random_state=3).fit(
+            problem.X, problem.y)
+    coef = np.ravel(search.best_estimator_.coef_)
+    margins = problem.X @ coef
+    f = np.mean(np.logaddexp(0.0, -problem.y * margins)) + problem.penalty.alpha * np.abs(
+        coef).sum()
+    assert errors["DP-GCD"] == pytest.approx((f - problem.f_star) / problem.f_star, rel=1e-9)
 
 
 def test_public_smoothness_gives_private_fits(capsys):
