@@ -32,7 +32,7 @@ from sklearn.model_selection import ParameterGrid
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
-from private_defaults import problems as base_problems  # noqa: E402
+from private_defaults import fmt, problems as base_problems  # noqa: E402
 from sparsedp.model_selection import PrivateSearch, registry_grid  # noqa: E402
 from sparsedp.solvers import exact  # noqa: E402
 from sparsedp.solvers._scales import clip_to_bounds  # noqa: E402
@@ -103,11 +103,6 @@ def run(row, seeds, tune_seeds, jobs, log):
     return {"n": n, "p": p, "private": private, "fresh": fresh, "in_sample": errors[best],
             "eps": eps, "paper": paper, "zero": (datafit.value(np.zeros(n), y) - f_star) / f_star,
             "best": points[best]}
-
-
-def fmt(values):
-    v = np.asarray(values)
-    return f"{v.mean():.3g} ± {v.std(ddof=1) if v.size > 1 else 0:.2g}"
 
 
 def table(results):

@@ -124,3 +124,45 @@ def noisy_max_weights(nm):
         assert x <= x_head  # past the headroom the kernel re-references at flush
         weights.append(1 if x < x_one else math.ceil(math.ldexp(math.exp(x), nm.units)))
     return weights
+
+
+class FixedModel:
+    """A binary logistic "estimator" that returns the model ``w`` whatever its data,
+    with an empty ledger: what a :class:`~sparsedp.model_selection.PrivateSearch` over
+    it releases is the search's own mechanism alone.  Counts the fits of trials (those
+    seeded by a Generator; the search's public-shape fits get an int)."""
+
+    trial_fits = 0
+
+    def __init__(self, w=0.0, epsilon=1.0, delta=None, random_state=None, classes=(-1.0, 1.0)):
+        self.w, self.epsilon, self.delta = w, epsilon, delta
+        self.random_state, self.classes = random_state, classes
+
+    def get_params(self, deep=True):
+        return {"w": self.w, "epsilon": self.epsilon, "delta": self.delta,
+                "random_state": self.random_state, "classes": self.classes}
+
+    def set_params(self, **params):
+        for key, value in params.items():
+            setattr(self, key, value)
+        return self
+
+    def fit(self, X, y):
+        from sparsedp.privacy import PrivacyLedger
+        if isinstance(self.random_state, np.random.Generator):
+            type(self).trial_fits += 1
+        self.coef_ = np.array([[float(self.w)]])
+        self.intercept_ = np.zeros(1)
+        self.classes_ = np.array([-1.0, 1.0])
+        self.privacy_ = PrivacyLedger(delta=1e-3)
+        return self
+
+    def _datafit(self):
+        from sparsedp.datafits import Logistic
+        return Logistic()
+
+    def _penalty(self):
+        return None
+
+    def _decision(self, X):
+        return np.asarray(X @ self.coef_.T)

@@ -24,42 +24,16 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.base import BaseEstimator
 
 import sparsedp.model_selection as model_selection
-from sparsedp.datafits import Logistic
-from sparsedp.privacy import PrivacyLedger
 from _audit import eps_lower_bound
+from problems import FixedModel
 
 pytestmark = pytest.mark.audit
 
 EPSILON, DELTA = 0.5, 1e-3
 SEARCHES = 1_500
 MEAN_TRIALS = 10.0
-
-
-class Fixed(BaseEstimator):
-    """A model ``w`` whatever the data, with an empty ledger."""
-
-    def __init__(self, w=0.0, epsilon=1.0, delta=None, random_state=None, classes=(-1.0, 1.0)):
-        self.w, self.epsilon, self.delta = w, epsilon, delta
-        self.random_state, self.classes = random_state, classes
-
-    def fit(self, X, y):
-        self.coef_ = np.array([[float(self.w)]])
-        self.intercept_ = np.zeros(1)
-        self.classes_ = np.array([-1.0, 1.0])
-        self.privacy_ = PrivacyLedger(delta=DELTA)
-        return self
-
-    def _datafit(self):
-        return Logistic()
-
-    def _penalty(self):
-        return None
-
-    def _decision(self, X):
-        return np.asarray(X @ self.coef_.T)
 
 
 class NoNoise(model_selection.GridRelease):
@@ -82,7 +56,7 @@ class NoNoise(model_selection.GridRelease):
 def _winners(y0, seeds, monkeypatch):
     X = np.array([[1.0], [0.0]])
     y = np.array([y0, 1.0])
-    search = model_selection.PrivateSearch(Fixed(), {"w": [5.0, -5.0]}, epsilon=EPSILON,
+    search = model_selection.PrivateSearch(FixedModel(), {"w": [5.0, -5.0]}, epsilon=EPSILON,
                                            delta=DELTA, holdout=0.5, mean_trials=MEAN_TRIALS,
                                            trials_shape=1.0, random_state=0).fit(X, y)
     assert search.privacy_.epsilon <= EPSILON
