@@ -182,11 +182,12 @@ class PrivateSearch(BaseEstimator):
 
     def _calibrate(self, candidates, delta, train_shape, y_dummy, m, mean, shape):
         """The largest per-trial fit budget within (epsilon, delta), its trial curve,
-        the score multiplier."""
+        (the score multiplier, a trial's samplers' total variation), the search's
+        epsilon."""
         def total(eps_c):
             curve, tv, z = self._trial_curve(candidates, eps_c, delta, train_shape, y_dummy,
                                              m)
-            return self._total(curve, tv, delta, mean, shape), curve, z
+            return self._total(curve, tv, delta, mean, shape), curve, (z, tv)
 
         # the Gaussian guess: a trial mu-GDP
         lo, hi = 1e-6, 50.0
@@ -282,8 +283,8 @@ class PrivateSearch(BaseEstimator):
         classes = getattr(self.estimator, "classes", None)
         y_dummy = (np.resize(np.asarray(classes), n - m) if classes is not None
                    else np.ones(n - m))
-        eps_c, curve, z, total = self._calibrate(candidates, delta, (n - m, p), y_dummy, m,
-                                                 mean, shape)
+        eps_c, curve, (z, tv), total = self._calibrate(candidates, delta, (n - m, p), y_dummy,
+                                                       m, mean, shape)
         self.trial_epsilon_, self.score_multiplier_ = eps_c, z
         K = sample_trials(generator, mean, shape)
         X_train, y_train, X_hold, y_hold = X[train], y[train], X[hold], y[hold]
@@ -321,6 +322,11 @@ class PrivateSearch(BaseEstimator):
                  f"Gaussian z = {z:.4g})",
             trial_rdp=tuple(curve), mean_trials=mean, shape=shape, trial_epsilon=eps_c,
             relation=relation))
+        if tv > 0.0:  # the samplers' total variation, once per expected trial
+            trials = mean if math.isinf(shape) else expected_trials(
+                trials_gamma(mean, shape), shape)
+            ledger.add_sampler_tv("the trials' samplers (E K x one trial's total variation)",
+                                  trials * tv)
         self.privacy_ = ledger
         self.n_features_in_ = p
         return self

@@ -181,6 +181,27 @@ def test_search_is_within_its_budget_and_reports_it():
     assert search.predict(X).shape == (X.shape[0],)
 
 
+def test_samplers_total_variation_is_reported():
+    """DP-GCD's report-noisy-max selections carry a total-variation slack: the search's
+    report carries E K times a trial's, and its epsilon stays within the request."""
+    X, _, labels = _data(n=1_000)
+    est = DPLogisticRegression(penalty="l1", alpha=1e-3, classes=[-1.0, 1.0], solver="gcd",
+                               selection="laplace", fit_intercept=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        search = PrivateSearch(est, {"n_iter": [2, 5]}, epsilon=1.0, random_state=0).fit(
+            X, labels)
+        trial = DPLogisticRegression(penalty="l1", alpha=1e-3, classes=[-1.0, 1.0],
+                                     solver="gcd", selection="laplace",
+                                     fit_intercept=False, n_iter=5,
+                                     epsilon=search.trial_epsilon_, random_state=0).fit(X, labels)
+    tv_trial = sum(tau * count for _, tau, count in trial.privacy_.sampler_tvs)
+    assert tv_trial > 0
+    (name, tau, count), = search.privacy_.sampler_tvs
+    assert tau * count >= expected_trials(trials_gamma(5.0, 0.0), 0.0) * tv_trial * (1 - 1e-12)
+    assert search.privacy_.epsilon <= 1.0
+
+
 def test_search_learns_and_picks_the_better_candidate():
     """A candidate that learns against one that cannot (1 pass at step 0.01): over
     seeds 0-4 the search's model beats w = 0 on held-out data every time."""
