@@ -300,3 +300,22 @@ def test_the_score_noise_is_its_multiplier(monkeypatch):
                                           rng)[0] for _ in range(2_000)])
     b = 2.0 * math.log(2.0)
     assert out.std() == pytest.approx(search.score_multiplier_ * release.rho * b, rel=0.05)
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_data_is_refused(bad):
+    """NaN or inf in X: the candidate's own validation refuses it, before any release."""
+    X, t, _ = _data(n=200)
+    X = X.toarray()
+    X[3, 1] = bad
+    with pytest.raises(ValueError, match="(?i)nan|inf"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            PrivateSearch(DPLasso(alpha=0.01, solver="cd", fit_intercept=False),
+                          {"passes": [5]}, random_state=0).fit(X, t)
+
+
+def test_infinite_epsilon_is_refused():
+    X, y = np.array([[1.0], [0.0], [1.0], [0.0]]), np.array([1.0, 1.0, -1.0, 1.0])
+    with pytest.raises(ValueError, match="epsilon"):
+        PrivateSearch(FixedModel(), {"w": [1.0]}, epsilon=np.inf).fit(X, y)
