@@ -14,7 +14,8 @@ from problems import make_sparse_problem
 from sparsedp import solvers
 from sparsedp.datafits import Logistic, Squared
 from sparsedp.exceptions import PrivacyLeakWarning
-from sparsedp.experiments import (COLUMNS, Problem, _runner, read_results, run_grid, run_task,
+from sparsedp.experiments import (COLUMNS, Problem, _runner, read_results, rerun_best,
+                                  run_grid, run_task,
                                   summarize, support_table, task_seed, tuning_cost)
 from sparsedp.penalties import L1, L2
 
@@ -394,3 +395,82 @@ def test_tuning_cost_refuses_bad_budgets():
         tuning_cost(0, epsilon=1.0, delta=1e-5)
     with pytest.raises(ValueError):
         tuning_cost(3, epsilon=1.0, delta=1.5)
+
+
+# ------------------------------------------------------------------ fresh seeds
+
+def test_summary_with_fresh_runs_reports_them_and_keeps_the_in_sample_beside():
+    rows = ([planted_row({"clip": 1.0}, r, v) for r, v in enumerate([1.2, 1.3, 1.4])]
+            + [planted_row({"clip": 2.0}, r, v) for r, v in enumerate([1.5, 1.6, 1.7])])
+    fresh = [{**planted_row({"clip": 1.0}, r, v, correct=2), "seed": 100 + r}
+             for r, v in enumerate([1.5, 1.7])]
+    [best] = summarize(rows, fresh=fresh).rows
+    assert best["fresh"] and best["params"] == {"clip": 1.0}
+    assert best["n_runs"] == 2 and best["n_fits"] == 6
+    assert best["rel_error_mean"] == pytest.approx(0.6)
+    assert best["in_sample_rel_error_mean"] == pytest.approx(0.3)
+    assert best["support_correct_mean"] == 2.0
+    text = str(summarize(rows, fresh=fresh))
+    assert "fresh runs" in text and "in-sample mean" not in text and "2 x 3, 2 fresh" in text
+    assert "in-sample mean" in str(summarize(rows, fresh=fresh, in_sample=True))
+    assert "in-sample" in str(summarize(rows)).splitlines()[0]
+    assert "fresh runs" in support_table(rows, fresh=fresh)
+
+
+def test_summary_refuses_missing_or_reused_fresh_runs():
+    rows = [planted_row({"clip": 1.0}, r, v) for r, v in enumerate([1.2, 1.3])]
+    with pytest.raises(ValueError, match="no run of the best point.*rerun_best"):
+        summarize(rows, fresh=[{**planted_row({"clip": 2.0}, 0, 1.1), "seed": 50}])
+    with pytest.raises(ValueError, match="share seeds.*not fresh"):
+        summarize(rows, fresh=[planted_row({"clip": 1.0}, 5, 1.1) | {"seed": 1}])
+
+
+def test_rerun_best_runs_the_chosen_point_on_seeds_that_did_not_choose_it(tmp_path):
+    problem = lasso()
+    rows = run(problem, grid={"dp_cd": GRID["dp_cd"]})
+    [best] = summarize(rows).rows
+    fresh = rerun_best(problem, rows, n_runs=3, progress=False)
+    assert len(fresh) == 3 and all(r["final"] for r in fresh)
+    assert {json.dumps(json.loads(r["params"]), sort_keys=True) for r in fresh} == {
+        json.dumps(best["params"], sort_keys=True)}
+    assert not {r["seed"] for r in fresh} & {r["seed"] for r in rows}
+    # each fresh row is the task itself: run_task on its seed gives the same fit
+    again = run_task(problem, "dp_cd", fresh[1]["params"], 1, fresh[1]["seed"], EPS, DELTA)
+    assert again[-1]["objective"] == fresh[1]["objective"]
+    # per budget: one chosen point per number of passes, each re-run
+    per_budget = rerun_best(problem, rows, n_runs=2, by_passes=True, progress=False)
+    assert sorted({r["passes"] for r in per_budget}) == [2.0, 4.0] and len(per_budget) == 4
+    assert [r["passes"] for r in summarize(rows, by_passes=True, fresh=per_budget)] == [2.0, 4.0]
+    # resumable in its own file
+    path = tmp_path / "fresh.csv"
+    first = rerun_best(problem, rows, n_runs=2, fresh_results=path, progress=False)
+    assert without_time(rerun_best(problem, rows, n_runs=2, fresh_results=path,
+                                   progress=False)) == without_time(first)
+    assert len(read_results(path)) == 2
+
+
+def test_rerun_best_refuses_the_grid_seed_and_unknown_problems():
+    problem = lasso()
+    rows = run(problem, grid={"dp_cd": GRID["dp_cd"]}, seed=4)
+    with pytest.raises(ValueError, match="seed=4 gives the fresh runs the seeds of the grid"):
+        rerun_best(problem, rows, seed=4, progress=False)
+    with pytest.raises(ValueError, match="not among the problems given"):
+        rerun_best(lasso("other"), rows, progress=False)
+
+
+def test_best_of_identical_points_is_flattered_in_sample_and_not_on_fresh_seeds():
+    # 8 grid points with the same law up to 1e-9 (their clips differ by that), 2 runs each: the least of 8 noisy means sits below the law's mean,
+    # which 24 fresh runs estimate.  Fixed seeds; the gap is several standard errors.
+    problem = lasso()
+    grid = {"dp_cd": {"passes": [2], "clip": [0.3 * (1 + k * 1e-9) for k in range(8)],
+                      "averaging": False}}
+    rows = run(problem, grid=grid)
+    fresh = rerun_best(problem, rows, n_runs=24, progress=False)
+    [best] = summarize(rows, fresh=fresh).rows
+    all_errors = [r["rel_error"] for r in rows if r["final"]]
+    assert best["in_sample_rel_error_mean"] < np.mean(all_errors)
+    assert best["in_sample_rel_error_mean"] < best["rel_error_mean"]
+    # the fresh mean and the grid's mean estimate the same law: within 3 standard errors
+    sem = np.hypot(np.std([r["rel_error"] for r in fresh], ddof=1) / np.sqrt(24),
+                   np.std(all_errors, ddof=1) / np.sqrt(len(all_errors)))
+    assert abs(best["rel_error_mean"] - np.mean(all_errors)) < 3 * sem

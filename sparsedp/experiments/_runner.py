@@ -7,9 +7,10 @@ from .._validation import check_bool, check_instances, check_integer, check_priv
 from ..exceptions import PrivacyLeakWarning
 from ._grid import expand_grid, params_json, run_task, task_seed
 from ._problem import Problem
-from ._results import append_rows, load_finished, sort_key, task_key, write_header
+from ._summary import best_points
+from ._results import append_rows, as_rows, load_finished, sort_key, task_key, write_header
 
-__all__ = ["run_grid"]
+__all__ = ["rerun_best", "run_grid"]
 
 
 def _problems(problems):
@@ -47,6 +48,50 @@ def _progress(total, enabled):
     except ImportError:
         return None
     return tqdm(total=total, desc="sparsedp grid", unit="fit")
+
+
+def _run_tasks(problems, tasks, *, n_jobs, results, resume, progress):
+    """Run ``tasks`` (tuples of :func:`run_task`'s arguments), resuming from ``results``.
+
+    Returns the rows of the tasks (read back or computed), unsorted.
+    """
+    by_name = {problem.name: problem for problem in problems}
+    for problem in problems:
+        problem.optimum  # computed once here, pickled with the problem to the workers
+
+    previous = []
+    if results is not None:
+        path = Path(results)
+        if resume and path.exists():
+            previous = load_finished(path)
+        else:
+            write_header(path)
+    wanted = {task_key({"problem": t[0].name, "solver": t[1], "params": t[2], "run": t[3],
+                        "seed": t[4], "epsilon": t[5], "delta": t[6]}): t for t in tasks}
+    kept = [row for row in previous if task_key(row) in wanted]
+    for row in kept:
+        f_star = by_name[row["problem"]].f_star
+        if not math.isclose(row["optimum"], f_star, rel_tol=1e-9, abs_tol=1e-300):
+            raise ValueError(
+                f"{results}: its rows for problem {row['problem']!r} were computed with "
+                f"F* = {row['optimum']!r}, this problem has F* = {f_star!r} (other data or "
+                f"penalty): use another results file, or resume=False to replace it")
+    finished = {task_key(row) for row in kept if row["final"]}
+    todo = [t for key, t in wanted.items() if key not in finished]
+
+    rows = list(kept)
+    bar = _progress(len(todo), progress)
+    try:
+        for task_rows in _executor(n_jobs)(todo):
+            if results is not None:
+                append_rows(results, task_rows)
+            rows.extend(task_rows)
+            if bar is not None:
+                bar.update(1)
+    finally:
+        if bar is not None:
+            bar.close()
+    return rows
 
 
 def run_grid(problems, grid, *, epsilon, delta, n_runs=5, n_jobs=1, results=None,
@@ -140,43 +185,13 @@ def run_grid(problems, grid, *, epsilon, delta, n_runs=5, n_jobs=1, results=None
         raise ValueError("no task to run: every solver of the grid was skipped on every "
                          "problem")
 
-    by_name = {problem.name: problem for problem in problems}
-    for problem in problems:
-        problem.optimum  # computed once here, pickled with the problem to the workers
+    rows = _run_tasks(problems, tasks, n_jobs=n_jobs, results=results, resume=resume,
+                      progress=progress)
+    _warn_leaks(rows)
+    return sorted(rows, key=sort_key)
 
-    previous = []
-    if results is not None:
-        path = Path(results)
-        if resume and path.exists():
-            previous = load_finished(path)
-        else:
-            write_header(path)
-    wanted = {task_key({"problem": t[0].name, "solver": t[1], "params": t[2], "run": t[3],
-                        "seed": t[4], "epsilon": t[5], "delta": t[6]}): t for t in tasks}
-    kept = [row for row in previous if task_key(row) in wanted]
-    for row in kept:
-        f_star = by_name[row["problem"]].f_star
-        if not math.isclose(row["optimum"], f_star, rel_tol=1e-9, abs_tol=1e-300):
-            raise ValueError(
-                f"{results}: its rows for problem {row['problem']!r} were computed with "
-                f"F* = {row['optimum']!r}, this problem has F* = {f_star!r} (other data or "
-                f"penalty): use another results file, or resume=False to replace it")
-    finished = {task_key(row) for row in kept if row["final"]}
-    todo = [t for key, t in wanted.items() if key not in finished]
 
-    rows = list(kept)
-    bar = _progress(len(todo), progress)
-    try:
-        for task_rows in _executor(n_jobs)(todo):
-            if results is not None:
-                append_rows(results, task_rows)
-            rows.extend(task_rows)
-            if bar is not None:
-                bar.update(1)
-    finally:
-        if bar is not None:
-            bar.close()
-
+def _warn_leaks(rows):
     leaky = sorted({(row["problem"], row["solver"]) for row in rows
                     if row["final"] and math.isinf(row["ledger_epsilon"])
                     and math.isfinite(row["epsilon"])})
@@ -184,5 +199,66 @@ def run_grid(problems, grid, *, epsilon, delta, n_runs=5, n_jobs=1, results=None
         warnings.warn(
             f"{solver} on {name!r}: the fits used constants computed from the data (no "
             f"public smoothness given), their privacy reports say epsilon = inf: not "
-            f"private", PrivacyLeakWarning, stacklevel=2)
-    return sorted(rows, key=sort_key)
+            f"private", PrivacyLeakWarning, stacklevel=3)
+
+
+def rerun_best(problems, results, *, n_runs=10, seed=1, by_passes=False, n_jobs=1,
+               fresh_results=None, resume=True, progress=True):
+    """Re-run each best grid point on fresh seeds: the honest figure of a best of grid.
+
+    The best point of a grid (:func:`summarize`'s choice: the lowest mean
+    objective over its runs) looks better on the runs that chose it than it
+    is: the minimum of several noisy means is biased low.  Its error on runs
+    whose seeds took no part in the choice is an unbiased estimate of the
+    error of that configuration; pass the rows returned here to
+    ``summarize(results, fresh=...)``.
+
+    Parameters
+    ----------
+    problems : Problem or list of Problem
+        The problems of ``results`` (the same data: ``F*`` is checked).
+    results : str, os.PathLike or list of dict
+        The grid's results (a CSV of :func:`run_grid` or its rows).
+    n_runs : int, default=10
+        Fresh runs of each best point.
+    seed : int, default=1
+        Base seed of the fresh tasks (:func:`task_seed`).  It must differ from
+        the grid's: a fresh task whose seed is one of the grid's is refused.
+    by_passes : bool, default=False
+        The best point per budget value too (as in ``summarize``).
+    n_jobs, progress
+        As in :func:`run_grid`.
+    fresh_results : str or os.PathLike, optional
+        A CSV for the fresh rows (resumable with ``resume``), apart from the
+        grid's: in one file they would join the runs that choose the point.
+
+    Returns
+    -------
+    list of dict
+        The fresh final rows, in canonical order.
+    """
+    problems = _problems(problems)
+    rows = as_rows(results)
+    n_runs = check_integer(n_runs, "n_runs")
+    seed = check_integer(seed, "seed", low=0)
+    resume, progress = check_bool(resume, "resume"), check_bool(progress, "progress")
+    by_name = {problem.name: problem for problem in problems}
+    used = {row["seed"] for row in rows}
+    tasks = []
+    for group, (params, _, _, _) in sorted(best_points(rows, by_passes).items()):
+        name, solver, epsilon, delta = group[:4]
+        if name not in by_name:
+            raise ValueError(f"results hold problem {name!r}, not among the problems given "
+                             f"({', '.join(map(repr, by_name))})")
+        for run in range(n_runs):
+            s = task_seed(seed, name, solver, params, run, epsilon, delta)
+            if s in used:
+                raise ValueError(f"seed={seed} gives the fresh runs the seeds of the grid's "
+                                 f"runs (the runs that chose the point): choose another seed")
+            tasks.append((by_name[name], solver, params, run, s, epsilon, delta, False))
+    if not tasks:
+        raise ValueError("no best point to re-run: results hold no final row")
+    fresh = _run_tasks(problems, tasks,
+                       n_jobs=n_jobs, results=fresh_results, resume=resume, progress=progress)
+    _warn_leaks(fresh)
+    return sorted((row for row in fresh if row["final"]), key=sort_key)

@@ -49,8 +49,9 @@ class Summary:
     Each row: ``problem``, ``solver``, ``epsilon``, ``delta``, ``params`` (the
     best point, a dict), ``passes`` (its budget), ``n_points`` (grid points
     tried), ``n_fits`` (fits run on the data, all points and runs), ``n_runs``
-    (runs of the best point), ``objective_mean``, ``rel_error_min`` /
-    ``_mean`` / ``_max``, ``support_correct_*``, ``support_incorrect_*``,
+    (runs of the best point: its fresh runs when ``fresh``), ``fresh``
+    (whether its figures come from fresh seeds), ``objective_mean``, ``rel_error_min`` /
+    ``_mean`` / ``_max``, ``in_sample_rel_error_*`` (the runs that chose it), ``support_correct_*``, ``support_incorrect_*``,
     ``support_true`` (``|supp w*|``), ``time_*`` (seconds per fit),
     ``ledger_epsilon`` (largest epsilon the best point's fits report: ``inf``
     when they used constants computed from the data) and ``private``.
@@ -58,9 +59,10 @@ class Summary:
     diagnostics (:data:`NOTE`).
     """
 
-    def __init__(self, rows, title="Best of grid by mean objective over runs"):
+    def __init__(self, rows, title="Best of grid by mean objective over runs", in_sample=False):
         self.rows = rows
         self.title = title
+        self.in_sample = in_sample
 
     def __len__(self):
         return len(self.rows)
@@ -77,6 +79,8 @@ class Summary:
                   "rel. error min / mean / max [non-private]",
                   "support ok / wrong of |w*| [non-private]", "time (s)",
                   "points x runs", "ledger eps", "best params")
+        if self.in_sample:
+            header = header[:5] + ("in-sample mean [non-private]",) + header[5:]
         lines = []
         for r in self.rows:
             params = ", ".join(f"{k}={_short(v)}" for k, v in r["params"].items())
@@ -86,8 +90,12 @@ class Summary:
                 f"{r['rel_error_max']:.3g}",
                 f"{r['support_correct_mean']:.3g} / {r['support_incorrect_mean']:.3g} of "
                 f"{r['support_true']}",
-                f"{r['time_mean']:.3g}", f"{r['n_points']} x {r['n_runs']}",
+                f"{r['time_mean']:.3g}", f"{r['n_points']} x {r['n_fits'] // r['n_points']}"
+                + (f", {r['n_runs']} fresh" if r["fresh"] else ""),
                 f"{r['ledger_epsilon']:.3g}" + ("" if r["private"] else " (leak)"), params))
+            if self.in_sample:
+                lines[-1] = (*lines[-1][:5], f"{r['in_sample_rel_error_mean']:.3g}",
+                             *lines[-1][5:])
         widths = [max(len(h), *(len(line[k]) for line in lines)) if lines else len(h)
                   for k, h in enumerate(header)]
         text = [self.title, "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
@@ -105,15 +113,20 @@ def _short(value):
     return f"{value:.3g}" if isinstance(value, float) else str(value)
 
 
-def summarize(results, *, by_passes=False):
+def summarize(results, *, by_passes=False, fresh=None, in_sample=False):
     """Best grid point per (problem, solver) and its min / mean / max over runs.
 
     The papers' protocol: the point with the lowest mean objective over its
     runs (equivalently the lowest mean relative error), reported with the
-    min / mean / max over its runs of the relative error ``(F(w) - F*) / F*``
+    min / mean / max over runs of the relative error ``(F(w) - F*) / F*``
     (the metric of both the DP-CD and DP-GCD papers), the numbers of correct
     and incorrect nonzeros of ``w`` against ``w*`` (the DP-GCD paper's Table
     3), and the wall time of a fit.
+
+    The runs that chose a point flatter it (the least of several noisy means
+    is biased low).  With ``fresh`` (the rows of :func:`rerun_best`) every
+    figure comes from the best point's fresh runs, seeds that took no part in
+    the choice; without it the figures are in-sample, and the title says so.
 
     Parameters
     ----------
@@ -123,22 +136,51 @@ def summarize(results, *, by_passes=False):
     by_passes : bool, default=False
         One best point per budget value (``passes``, or ``n_iter`` for DP-GCD)
         too: the papers' tables, tuned per number of passes.
+    fresh : str, os.PathLike or list of dict, optional
+        The best points re-run on fresh seeds (:func:`rerun_best`, same
+        ``by_passes``); every best point needs its fresh runs.
+    in_sample : bool, default=False
+        With ``fresh``: also show the in-sample relative error (the runs that
+        chose the point) in the text; the rows always hold it
+        (``in_sample_rel_error_*``).
 
     Returns
     -------
     Summary
         ``summary.rows`` (dicts), ``str(summary)`` a plain-text table.  Groups
         are also split by (epsilon, delta) when the results hold several.
+        With ``fresh``, ``n_runs`` counts the fresh runs and ``n_fits`` the
+        grid's fits (those that read the data to choose).
     """
     rows = as_rows(results)
+    reruns = None
+    if fresh is not None:
+        reruns = {}
+        for row in as_rows(fresh):
+            if row["final"]:
+                key = (row["problem"], row["solver"], row["epsilon"], row["delta"],
+                       row["params"])
+                reruns.setdefault(key, []).append(row)
     out = []
     for group, (params, runs, n_points, n_fits) in sorted(best_points(rows, by_passes).items()):
+        chosen = runs
+        if reruns is not None:
+            runs = sorted(reruns.get((*group[:4], params), []), key=lambda r: r["run"])
+            if not runs:
+                raise ValueError(f"fresh holds no run of the best point of {group[0]!r}, "
+                                 f"{group[1]} ({params}): re-run it with rerun_best")
+            seeds = {r["seed"] for r in chosen}
+            if any(r["seed"] in seeds for r in runs):
+                raise ValueError(f"fresh runs of {group[0]!r}, {group[1]} share seeds with "
+                                 f"the runs that chose the point: they are not fresh")
         out.append({
             "problem": group[0], "solver": group[1], "epsilon": group[2], "delta": group[3],
             "params": json.loads(params), "passes": runs[0]["passes"],
             "n_points": n_points, "n_fits": n_fits, "n_runs": len(runs),
+            "fresh": reruns is not None,
             "objective_mean": float(np.mean([r["objective"] for r in runs])),
             **_mmm([r["rel_error"] for r in runs], "rel_error"),
+            **_mmm([r["rel_error"] for r in chosen], "in_sample_rel_error"),
             **_mmm([r["support_correct"] for r in runs], "support_correct"),
             **_mmm([r["support_incorrect"] for r in runs], "support_incorrect"),
             "support_true": runs[0]["support_true"],
@@ -147,16 +189,22 @@ def summarize(results, *, by_passes=False):
             "private": all(math.isfinite(r["ledger_epsilon"]) for r in runs),
         })
     title = "Best of grid by mean objective over runs" + (" per budget" if by_passes else "")
-    return Summary(out, title)
+    if reruns is None:
+        title += ("; in-sample: its figures are those of the runs that chose it (biased low; "
+                  "rerun_best gives fresh ones)")
+    else:
+        title += "; its figures are those of fresh runs (seeds that did not choose it)"
+    return Summary(out, title, in_sample=in_sample and reruns is not None)
 
 
-def support_table(results, *, by_passes=False):
+def support_table(results, *, by_passes=False, fresh=None):
     """Support recovery of the best grid points, as plain text (the DP-GCD paper's Table 3).
 
     Correct nonzeros (in ``supp w*``) and incorrect ones (outside it), min /
-    mean / max over the best point's runs; non-private diagnostics.
+    mean / max over the best point's runs (its fresh runs with ``fresh``, as in
+    :func:`summarize`); non-private diagnostics.
     """
-    summary = summarize(results, by_passes=by_passes)
+    summary = summarize(results, by_passes=by_passes, fresh=fresh)
     header = ("problem", "solver", "epsilon", "passes", "|w*|", "correct min/mean/max",
               "incorrect min/mean/max")
     lines = [(r["problem"], r["solver"], f"{r['epsilon']:g}", f"{r['passes']:g}",
@@ -168,7 +216,8 @@ def support_table(results, *, by_passes=False):
     widths = [max(len(h), *(len(line[k]) for line in lines)) if lines else len(h)
               for k, h in enumerate(header)]
     text = ["Support recovery of the best grid points (non-private diagnostic: against "
-            "the exact solution w*)",
+            "the exact solution w*; " + ("fresh runs)" if fresh is not None else
+                                         "in-sample: the runs that chose them)"),
             "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
     text += ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip() for line in lines]
     return "\n".join(text)
