@@ -1,7 +1,8 @@
 """Reproduce the DP-GCD paper's Table 3 and the DP-CD paper's Table 2 and figures.
 
     python experiments/reproduce.py {table3,table2,figures,all} [--quick | --full]
-        [--jobs J] [--results-dir DIR] [--figures-dir DIR] [--only NAME ...]
+        [--jobs J] [--fresh-runs K] [--results-dir DIR] [--figures-dir DIR]
+        [--only NAME ...]
 
 Every configuration is a function returning a list of studies, each one call of
 :func:`sparsedp.experiments.run_grid`: ``Study(problems, grid, epsilon, delta,
@@ -62,8 +63,8 @@ from sparsedp.datafits import Logistic, Squared  # noqa: E402
 from sparsedp.datasets import (load_california, load_dorothea, load_electricity,  # noqa: E402
                                load_madelon, make_sparse_lasso, standardize)
 from sparsedp.exceptions import PrivacyLeakWarning  # noqa: E402
-from sparsedp.experiments import (Problem, plot_error_vs_passes, run_grid,  # noqa: E402
-                                  summarize, support_table, tuning_cost)
+from sparsedp.experiments import (Problem, plot_error_vs_passes, rerun_best,  # noqa: E402
+                                  run_grid, summarize, support_table, tuning_cost)
 from sparsedp.penalties import L1, L2  # noqa: E402
 from sparsedp.privacy import (calibrate_gaussian, calibrate_sampled_gaussian,  # noqa: E402
                               calibrate_sampled_gaussian_pld)
@@ -74,6 +75,8 @@ FIGURES = HERE.parent / "docs" / "_static" / "repro"
 #: lambdas and supports of the DP-GCD problems, from dp_gcd_table3.py
 GCD_CACHE = HERE / "results" / "dp_gcd_problems.json"
 
+#: base seed of the best points' fresh runs (the grids use 0, run_grid's default)
+FRESH_SEED = 1
 Study = namedtuple("Study", "problems grid epsilon delta runs")
 Study.__doc__ = "One run_grid call: problems, {solver: {param: values}}, budget, runs."
 
@@ -381,8 +384,10 @@ CSV = {"table3": "dp_gcd_table3", "table2": "dp_cd_table2", "figures": "dp_cd_ta
 
 
 # ---------------------------------------------------------------- running and reporting
-def run(config, mode, jobs, results_dir, only=None):
-    """Every study of ``config`` through run_grid; returns [(study, rows)]."""
+def run(config, mode, jobs, results_dir, only=None, fresh_runs=10):
+    """Every study of ``config`` through run_grid, then its best points (per number of
+    passes: the overall best is among them) re-run on ``fresh_runs`` fresh seeds;
+    returns [(study, rows, fresh)]."""
     suffix = {"reduced": "", "quick": "_quick", "full": "_full"}[mode]
     path = Path(results_dir) / f"{CSV[config]}{suffix}.csv"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -395,10 +400,14 @@ def run(config, mode, jobs, results_dir, only=None):
             rows = run_grid(study.problems, study.grid, epsilon=study.epsilon,
                             delta=study.delta, n_runs=study.runs, n_jobs=jobs, results=path,
                             resume=True, progress=sys.stderr.isatty())
+            fresh = rerun_best(study.problems, rows, n_runs=fresh_runs, seed=FRESH_SEED,
+                               by_passes=True, n_jobs=jobs,
+                               fresh_results=path.with_suffix(".fresh.csv"),
+                               progress=sys.stderr.isatty())
         names = ", ".join(p.name for p in study.problems)
-        print(f"[{config}] {names}: {len(rows)} fits [{time.perf_counter() - t0:.0f} s]",
-              flush=True)
-        out.append((study, rows))
+        print(f"[{config}] {names}: {len(rows)} fits, {len(fresh)} fresh "
+              f"[{time.perf_counter() - t0:.0f} s]", flush=True)
+        out.append((study, rows, fresh))
     return out
 
 
@@ -425,7 +434,7 @@ def _params(row):
 def _tuning_lines(results, mode):
     """One line per study: fits on its data, and what publishing all of them costs."""
     lines = []
-    for study, rows in results:
+    for study, rows, _ in results:
         summary = summarize(rows)
         points = sum(r["n_points"] for r in summary.rows)
         cost = tuning_cost(points, study.runs, epsilon=study.epsilon, delta=study.delta)
@@ -440,43 +449,48 @@ def report_table3(results, mode):
     """The DP-GCD paper's Table 3, ours beside the paper's, and the runner's tables."""
     lines = [f"DP-GCD paper (AISTATS 2023), Table 3: correct / incorrect nonzeros of w (mean "
              f"over runs) and relative error (F(w) - F*) / F* (mean, [min, max]) at the best "
-             f"grid point by mean objective; epsilon = 1, delta = 1/n^2; {mode} grid",
+             f"grid point by mean objective, re-run on fresh seeds (seeds that did not choose "
+             f"it); in-sample: the mean of the runs that chose it; epsilon = 1, delta = 1/n^2; "
+             f"{mode} grid",
              "^: the best point is on the border of its reduced window (not of the paper's "
              "grid) in that parameter; ledger eps inf: M_j from the data, as in the paper",
              "",
-             f"{'problem':<11}{'|w*|':>5}  {'solver':<7}{'ours':<40}{'paper':<17}"
-             f"{'best point':<38}{'points x runs':>13}  ledger eps"]
-    for study, rows in results:
-        for r in summarize(rows).rows:
+             f"{'problem':<11}{'|w*|':>5}  {'solver':<7}{'ours, fresh seeds':<40}"
+             f"{'in-sample':<11}{'paper':<17}{'best point':<38}{'points x runs':>17}  ledger eps"]
+    for study, rows, fresh in results:
+        for r in summarize(rows, fresh=fresh).rows:
             pc, pw, pe = GCD_PAPER[r["problem"]][r["solver"]]
-            grid_size = f"{r['n_points']} x {r['n_runs']}"
+            grid_size = f"{r['n_points']} x {study.runs}, {r['n_runs']} fresh"
             ours = (f"{r['support_correct_mean']:.1f} / {r['support_incorrect_mean']:.1f} "
                     f"({r['rel_error_mean']:.2g} [{r['rel_error_min']:.2g}, "
                     f"{r['rel_error_max']:.2g}])")
             paper = f"{pc} / {pw} ({pe:.2g})"
             best = f"{_params(r)} {_edge(r, study.grid, GCD_PAPER_GRID)}".strip()
             lines.append(f"{r['problem']:<11}{r['support_true']:>5}  "
-                         f"{LABELS[r['solver']]:<7}{ours:<40}{paper:<17}{best:<38}"
-                         f"{grid_size:>13}  {r['ledger_epsilon']:g}")
+                         f"{LABELS[r['solver']]:<7}{ours:<40}"
+                         f"{r['in_sample_rel_error_mean']:<11.2g}{paper:<17}{best:<38}"
+                         f"{grid_size:>17}  {r['ledger_epsilon']:g}")
     lines += ["", "Tuning cost (every fit reads the same data; what publishing all of them "
               "would cost if each fit were private):"] + _tuning_lines(results, mode)
     lines += ["", "Noise: DP-GCD's epsilon_0 per mechanism (T selections and T gradient "
               "releases; ours: calibrate_dp_gcd, the tightest valid composition)"]
-    for study, _ in results:
+    for study, *_ in results:
         eps0 = [calibrate_dp_gcd(study.epsilon, study.delta, n_iter=T, selection="exponential")
                 for T in (1, 2, 4, 10, 20)]
         lines.append(f"  {study.problems[0].name:<11} T = 1, 2, 4, 10, 20: epsilon_0 = "
                      + ", ".join(f"{e:.4g}" for e in eps0))
-    all_rows = [row for _, rows in results for row in rows]
-    lines += ["", str(summarize(all_rows)), "", support_table(all_rows)]
+    all_rows = [row for _, rows, _ in results for row in rows]
+    all_fresh = [row for *_, fresh in results for row in fresh]
+    lines += ["", str(summarize(all_rows, fresh=all_fresh, in_sample=True)), "",
+              support_table(all_rows, fresh=all_fresh)]
     return "\n".join(lines) + "\n"
 
 
 def report_table2(results, mode):
     """The DP-CD paper's Table 2, ours (paper) per number of passes."""
     lines = [f"DP-CD paper (ICML 2022), Table 2: relative error (F(w) - F*) / F* of the last "
-             f"iterate, mean of the runs at the best grid point by mean objective, tuned per "
-             f"number of passes; ours (paper); {mode} grid",
+             f"iterate, mean of fresh runs (seeds that did not choose it) of the best grid point "
+             f"by mean objective, tuned per number of passes; ours (paper); {mode} grid",
              "^: the best point is on the border of its reduced window (not of the paper's "
              "grid) in that parameter; ledger eps inf: M_j (DP-CD) or beta (DP-SGD) from "
              "the data, as in the paper",
@@ -485,9 +499,9 @@ def report_table2(results, mode):
         f"{f'{p} passes':<18}" for p in CD_PASSES) + "ledger eps"
     lines.append(head)
     notes = []
-    for study, rows in results:
+    for study, rows, fresh in results:
         by = {}
-        for r in summarize(rows, by_passes=True).rows:
+        for r in summarize(rows, by_passes=True, fresh=fresh).rows:
             by.setdefault(r["solver"], {})[r["passes"]] = r
         for solver, cells in by.items():
             name = study.problems[0].name
@@ -504,15 +518,17 @@ def report_table2(results, mode):
                 text.append(f"{cell:<18}")
                 notes.append(f"  {name:<25}{LABELS[solver]:<7}{p:>3} passes: "
                              f"{r['rel_error_mean']:.4f} [{r['rel_error_min']:.4f}, "
-                             f"{r['rel_error_max']:.4f}]  {_params(r)} {edge}".rstrip())
+                             f"{r['rel_error_max']:.4f}], in-sample "
+                             f"{r['in_sample_rel_error_mean']:.4f}  {_params(r)} {edge}".rstrip())
             eps = max(c["ledger_epsilon"] for c in cells.values())
             lines.append(f"{name:<25}{study.epsilon:>4g}  {LABELS[solver]:<7}"
                          + "".join(text) + f"{eps:g}")
-    lines += ["", "Best points (mean [min, max] over runs):"] + notes
+    lines += ["", "Best points (mean [min, max] over their fresh runs; in-sample: the mean of "
+              "the runs that chose them):"] + notes
     lines += ["", "Tuning cost (every fit reads the same data; what publishing all of them "
               "would cost if each fit were private):"] + _tuning_lines(results, mode)
     lines += ["", "Noise multipliers, ours vs the papers' RDP accounting (same epsilon, delta):"]
-    for study, _ in results:
+    for study, *_ in results:
         problem = study.problems[0]
         n, p = problem.n_samples, problem.n_features
         eps, delta = study.epsilon, study.delta
@@ -533,7 +549,7 @@ def plot(results, path, title):
     from matplotlib.figure import Figure
     fig = Figure(figsize=(4.6 * len(results), 3.8), layout="constrained")
     axes = np.atleast_1d(fig.subplots(1, len(results), squeeze=False)[0])
-    for ax, (study, rows) in zip(axes, results):
+    for ax, (study, _, rows) in zip(axes, results):
         # one colour per solver in every panel (the papers': DP-CD blue, DP-SGD orange,
         # DP-SCD red); plot_error_vs_passes draws the solvers in sorted order
         ax.set_prop_cycle(color=[COLORS[s] for s in sorted({r["solver"] for r in rows})])
@@ -558,6 +574,8 @@ def main(argv=None):
                         help="CSV files and text tables (default experiments/results/repro)")
     parser.add_argument("--figures-dir", type=Path, default=FIGURES,
                         help="PNG figures (default docs/_static/repro)")
+    parser.add_argument("--fresh-runs", type=int, default=10,
+                        help="runs of each best point on fresh seeds (10): the figures reported")
     parser.add_argument("--only", nargs="+", metavar="NAME",
                         help="only the problems whose name contains one of these")
     args = parser.parse_args(argv)
@@ -567,13 +585,13 @@ def main(argv=None):
     written = []
     for config in configs:
         t0 = time.perf_counter()
-        results = run(config, mode, args.jobs, args.results_dir, args.only)
+        results = run(config, mode, args.jobs, args.results_dir, args.only, args.fresh_runs)
         if config == "table3":
             text = report_table3(results, mode)
             written.append(args.results_dir / f"table3{suffix}.txt")
             written.append(plot(results, args.figures_dir / f"dp_gcd_error_vs_passes{suffix}.png",
                                 "DP-GCD paper's problems: best point per budget, "
-                                "min / mean / max over runs"))
+                                "min / mean / max over fresh runs"))
         else:
             text = report_table2(results, mode)
             written.append(args.results_dir / f"table2{suffix}.txt")

@@ -199,24 +199,32 @@ class PrivateSearch(BaseEstimator):
             else:
                 lo = mid
         eps_c = gdp_epsilon(lo, delta)
+        # then the search's epsilon, increasing in eps_c and about a power of it:
+        # secant steps on (log eps_c, log epsilon), kept inside the bracket
         best = None
-        low, high = 0.0, math.inf
+        target = self.epsilon * (1.0 - _BUDGET_RTOL / 2.0)
+        low = high = None  # (eps_c, its search's epsilon)
         for _ in range(12):
             got, curve, z = total(eps_c)
             if got <= self.epsilon:
                 best = (eps_c, curve, z, got)
-                low = eps_c
+                low = (eps_c, got)
                 if got >= self.epsilon * (1.0 - _BUDGET_RTOL):
                     break
             else:
-                high = eps_c
-            if math.isinf(high):
-                eps_c *= max(self.epsilon / max(got, 1e-12), 1.05)
+                high = (eps_c, got)
+            if low is not None and high is not None:
+                if high[0] - low[0] <= _BUDGET_RTOL * low[0]:
+                    break
+                slope = math.log(high[1] / low[1]) / math.log(high[0] / low[0])
+                step = math.log(target / low[1]) / slope if slope > 0.0 else 0.0
+                eps_c = low[0] * math.exp(step)
+                if not low[0] < eps_c < high[0]:
+                    eps_c = math.sqrt(low[0] * high[0])
+            elif high is not None:
+                eps_c = high[0] * min(target / high[1], 1.0 - _BUDGET_RTOL)
             else:
-                eps_c = (math.sqrt(low * high) if low > 0.0
-                         else eps_c * min(self.epsilon / got, 0.5))
-            if low > 0.0 and high < math.inf and high - low <= _BUDGET_RTOL * low:
-                break
+                eps_c = low[0] * max(target / max(low[1], 1e-12), 1.0 + _BUDGET_RTOL)
         if best is None:
             raise ValueError(f"no per-trial budget keeps the search within epsilon = "
                              f"{self.epsilon:g}: raise epsilon or lower mean_trials")

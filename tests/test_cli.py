@@ -80,6 +80,11 @@ def test_compare_prints_the_table(tmp_path, capsys):
     assert code == 0 and len(csv.read_text().splitlines()) == n_rows
     assert again[again.index("Best of grid"):again.index("Support")] == \
         table[:table.index("Support")]
+    # the table's figures are the best points' fresh runs, resumed from their own CSV
+    assert "fresh runs (seeds that did not choose it)" in table and "in-sample mean" not in table
+    assert len(csv.with_suffix(".fresh.csv").read_text().splitlines()) == 1 + 2 * 5
+    code, shown, _ = run(argv + ["--in-sample", "--fresh-runs", "2"], capsys)
+    assert code == 0 and "in-sample mean" in shown and ", 2 fresh" in shown
 
 
 def test_private_tuning_prints_the_end_to_end_error(capsys):
@@ -90,11 +95,12 @@ def test_private_tuning_prints_the_end_to_end_error(capsys):
                         "--plot", "none", "--private-tuning"], capsys)
     assert code == 0
     part = out[out.index("private tuning (PrivateSearch"):]
-    rows = {label: error for label, error, _ in re.findall(
-        r"(DP-GCD|DP-CD)\s+relative error (\S+), epsilon (\S+)", part)}
+    rows = {label: (error, tuned) for label, error, tuned in re.findall(
+        r"(DP-GCD|DP-CD)\s+relative error (\S+) \(tuned on the data, fresh seeds: "
+        r"(\S+)\), epsilon", part)}
     assert set(rows) == {"DP-GCD", "DP-CD"}
-    for label in rows:
-        assert float(rows[label]) > -1e-9
+    for label, (error, tuned) in rows.items():
+        assert float(error) > -1e-9 and float(tuned) > -1e-9
     epsilons = re.findall(r"epsilon (\d\.\d+), chose", part)
     assert epsilons and all(float(e) <= 1.0 for e in epsilons)
 
