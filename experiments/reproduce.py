@@ -456,7 +456,7 @@ def report_table3(results, mode):
              "grid) in that parameter; ledger eps inf: M_j from the data, as in the paper",
              "",
              f"{'problem':<11}{'|w*|':>5}  {'solver':<7}{'ours, fresh seeds':<40}"
-             f"{'in-sample':<11}{'paper':<17}{'best point':<38}{'points x runs':>17}  ledger eps"]
+             f"{'in-sample':<11}{'paper':<17}{'best point':<44}{'points x runs':>17}  ledger eps"]
     for study, rows, fresh in results:
         for r in summarize(rows, fresh=fresh).rows:
             pc, pw, pe = GCD_PAPER[r["problem"]][r["solver"]]
@@ -468,7 +468,7 @@ def report_table3(results, mode):
             best = f"{_params(r)} {_edge(r, study.grid, GCD_PAPER_GRID)}".strip()
             lines.append(f"{r['problem']:<11}{r['support_true']:>5}  "
                          f"{LABELS[r['solver']]:<7}{ours:<40}"
-                         f"{r['in_sample_rel_error_mean']:<11.2g}{paper:<17}{best:<38}"
+                         f"{r['in_sample_rel_error_mean']:<11.2g}{paper:<17}{best:<44}"
                          f"{grid_size:>17}  {r['ledger_epsilon']:g}")
     lines += ["", "Tuning cost (every fit reads the same data; what publishing all of them "
               "would cost if each fit were private):"] + _tuning_lines(results, mode)
