@@ -133,6 +133,8 @@ def private_tuning(problem, names, epsilon, delta, seed, out, tuned=None):
     print("\nprivate tuning (PrivateSearch: the whole search, the grid and the data "
           "included, within (epsilon, delta); the error of the model it returns):", file=out)
     f_star, errors = problem.f_star, {}
+    f_zero = problem.datafit.value(np.zeros(problem.n_samples), problem.y)
+    zero = (f_zero + problem.penalty.value(np.zeros(problem.n_features)) - f_star) / f_star
     for name in names:
         spec = get_spec(name)
         t = time.perf_counter()
@@ -153,9 +155,12 @@ def private_tuning(problem, names, epsilon, delta, seed, out, tuned=None):
         errors[spec.label] = (f - f_star) / f_star
         beside = ("" if tuned is None or spec.label not in tuned else
                   f" (tuned on the data, fresh seeds: {tuned[spec.label]:.4g})")
+        worse = ("" if errors[spec.label] <= zero * (1.0 + 1e-9) else
+                 f"; worse than w = 0 ({zero:.4g}): the estimator's defaults for this solver "
+                 f"do not fit this shape")
         print(f"  {spec.label:7s} relative error {errors[spec.label]:.4g}{beside}, epsilon "
               f"{search.privacy_.epsilon:.4f}, chose {search.best_params_} "
-              f"({time.perf_counter() - t:.1f} s)", file=out)
+              f"({time.perf_counter() - t:.1f} s){worse}", file=out)
     return errors
 
 

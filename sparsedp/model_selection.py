@@ -37,6 +37,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from ._validation import check_random_state, check_real
 from .privacy import DEFAULT_ORDERS, PrivacyLedger, calibrate_gaussian, gdp_epsilon, rdp_to_dp
+from .privacy.ledger import cached_epsilons
 from .privacy.selection import (RandomStopping, expected_trials, ledger_rdp, ledger_tv,
                                 rdp_random_stopping, sample_trials, trials_gamma)
 from .solvers._release import GridRelease
@@ -271,6 +272,10 @@ class PrivateSearch(BaseEstimator):
 
     def fit(self, X, y):
         """Run the search on (X, y); returns self."""
+        with cached_epsilons():  # the trials refit few settings: their epsilons once each
+            return self._fit(X, y)
+
+    def _fit(self, X, y):
         X = sp.csr_array(X) if sp.issparse(X) else np.asarray(X)
         y = np.asarray(y)
         if X.ndim != 2 or y.shape != (X.shape[0],):

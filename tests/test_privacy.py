@@ -408,3 +408,76 @@ def test_compose_arguments():
     given = PrivacyLedger.compose([gaussian_fit(1e-5), gaussian_fit(1e-6)], delta=1e-7)
     assert given.delta == 1e-7 and given.epsilon > PrivacyLedger.compose(
         [gaussian_fit(1e-6), gaussian_fit(1e-6)]).epsilon
+
+
+# ------------------------------------------------------------------ cached epsilons
+
+def _sweep_ledgers():
+    from sparsedp.privacy import PrivacyLedger
+    a = PrivacyLedger(relation="add-remove")
+    a.add_sampled_gaussian("steps", 1.1, 0.01, count=2000)
+    a.add_sampler_tv("batch sizes", 1e-20, count=2000)
+    b = PrivacyLedger()
+    b.add_gaussian("updates", 20.0, count=1000)
+    b.add_laplace("selection", 4.0, count=3)
+    b.add_sampler_error("grid", 1e-12, count=1003)
+    c = PrivacyLedger()
+    c.add_gaussian("updates", 20.0 * (1 + 1e-12), count=1000)  # b up to one ulp-ish
+    c.add_laplace("selection", 4.0, count=3)
+    c.add_sampler_error("grid", 1e-12, count=1003)
+    return a, b, c
+
+
+def test_cached_epsilons_give_the_uncached_answer_and_tell_ledgers_apart():
+    from sparsedp.privacy.ledger import cached_epsilons
+    ledgers = _sweep_ledgers()
+    plain = [led.get_epsilon(1e-6, return_method=True) for led in ledgers]
+    with cached_epsilons():
+        first = [led.get_epsilon(1e-6, return_method=True) for led in ledgers]
+        again = [led.get_epsilon(1e-6, return_method=True) for led in ledgers]
+        other_delta = ledgers[1].get_epsilon(1e-8)
+    assert first == plain and again == plain
+    assert plain[1][0] != plain[2][0]  # a 1e-12 change of the noise is another ledger
+    assert other_delta == ledgers[1].get_epsilon(1e-8) > plain[1][0]
+
+
+def test_cached_epsilons_reuse_only_inside_the_block(monkeypatch):
+    from sparsedp.privacy import ledger as ledger_module
+    from sparsedp.privacy.ledger import cached_epsilons
+    led = _sweep_ledgers()[1]
+    calls = []
+    real = ledger_module.PrivacyLedger._ideal_epsilon
+
+    def spy(self, delta):
+        calls.append(delta)
+        return real(self, delta)
+    monkeypatch.setattr(ledger_module.PrivacyLedger, "_ideal_epsilon", spy)
+    ledger_module._CACHE.clear()
+    with cached_epsilons():
+        led.get_epsilon(1e-6)
+        n = len(calls)
+        assert n >= 1
+        led.get_epsilon(1e-6)
+        assert len(calls) == n  # read back
+        led.add_gaussian("one more", 5.0)  # the content changed: computed afresh
+        led.get_epsilon(1e-6)
+        assert len(calls) > n
+    n = len(calls)
+    led.get_epsilon(1e-6)  # outside: always computed (an accountant swapped in a test is seen)
+    assert len(calls) > n
+
+
+def test_cached_epsilons_keep_arrays_whole_and_stay_bounded(monkeypatch):
+    from sparsedp.privacy import ledger as ledger_module
+    # arrays in a record are keyed in full (numpy's repr would elide the middle)
+    x, y = np.zeros(5000), np.zeros(5000)
+    y[2500] = 1.0
+    assert ledger_module._plain(x) != ledger_module._plain(y)
+    monkeypatch.setattr(ledger_module, "_CACHE_SIZE", 3)
+    ledger_module._CACHE.clear()
+    with ledger_module.cached_epsilons():
+        for z in (10.0, 11.0, 12.0, 13.0, 14.0):
+            led = ledger_module.PrivacyLedger()
+            led.add_gaussian("g", z)
+            led.get_epsilon(1e-6)
+    assert len(ledger_module._CACHE) == 3

@@ -39,22 +39,25 @@ def test_windows_are_subsets_of_the_papers_grids(reproduce):
 
 def test_quick_table3_writes_ours_beside_the_paper(reproduce, california, tmp_path, capsys):
     argv = ["table3", "--quick", "--only", "california", "--results-dir", str(tmp_path),
-            "--figures-dir", str(tmp_path / "fig")]
+            "--figures-dir", str(tmp_path / "fig"), "--fresh-runs", "3"]
     reproduce.main(argv)
     table = (tmp_path / "table3_quick.txt").read_text()
     assert table in capsys.readouterr().out
     lines = table.splitlines()
     start = next(k for k, line in enumerate(lines) if line.startswith("problem"))
-    assert lines[start].split()[:6] == ["problem", "|w*|", "solver", "ours", "paper", "best"]
+    assert lines[start].split()[:8] == ["problem", "|w*|", "solver", "ours,", "fresh", "seeds",
+                                        "in-sample", "paper"]
     end = lines.index("", start)  # the comparison table ends at the first blank line
     rows = {line.split()[2]: line for line in lines[start + 1:end]}
     assert set(rows) == {"DP-CD", "DP-SGD", "DP-GCD"}
     for solver, paper in (("DP-CD", "3 / 2 (0.0024)"), ("DP-SGD", "3 / 5 (0.02)"),
                           ("DP-GCD", "2 / 0 (0.00056)")):
-        # |w*| = 3, ours: "correct / incorrect (mean [min, max])", then the paper's cell
+        # |w*| = 3, ours on fresh seeds: "correct / incorrect (mean [min, max])", the
+        # in-sample mean, then the paper's cell
         assert re.match(r"california\s+3\s+" + solver + r"\s+\d+\.\d / \d+\.\d \(\S+ \[\S+, "
-                        r"\S+\]\)\s+" + re.escape(paper), rows[solver]), rows[solver]
-        assert re.search(r"\d+ x 2\s+inf$", rows[solver])  # 2 runs; M_j from the data
+                        r"\S+\]\)\s+\S+\s+" + re.escape(paper), rows[solver]), rows[solver]
+        # 2 runs per point, the best re-run on 3 fresh seeds; M_j from the data
+        assert re.search(r"\d+ x 2, 3 fresh\s+inf$", rows[solver])
     assert "Tuning cost" in table and "Support recovery" in table
 
     # the CSV holds one final row per (grid point, run) of the configuration
@@ -68,10 +71,18 @@ def test_quick_table3_writes_ours_beside_the_paper(reproduce, california, tmp_pa
     assert (tmp_path / "fig" / "dp_gcd_error_vs_passes_quick.png").read_bytes()[:4] == \
         b"\x89PNG"
 
-    # a second call resumes from the CSV: nothing recomputed, the same table
-    before = path.read_text()
+    # the best point of each budget re-run on 3 fresh seeds, in a CSV of its own
+    fresh_path = tmp_path / "dp_gcd_table3_quick.fresh.csv"
+    with fresh_path.open() as f:
+        fresh = list(csv.DictReader(f))
+    budgets = {(r["solver"], r["passes"]) for r in records}
+    assert len(fresh) == 3 * len(budgets)
+    assert not {r["seed"] for r in fresh} & {r["seed"] for r in records}
+
+    # a second call resumes from the CSVs: nothing recomputed, the same table
+    before, before_fresh = path.read_text(), fresh_path.read_text()
     reproduce.main(argv)
-    assert path.read_text() == before
+    assert path.read_text() == before and fresh_path.read_text() == before_fresh
     assert (tmp_path / "table3_quick.txt").read_text() == table
 
 

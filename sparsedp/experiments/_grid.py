@@ -12,6 +12,7 @@ import numpy as np
 from .. import solvers as _solvers
 from ..solvers._spec import RESERVED
 from ..exceptions import PrivacyLeakWarning
+from ..privacy.ledger import cached_epsilons
 
 __all__ = ["SOLVERS", "BUDGET", "expand_grid", "grid_size", "params_json", "task_seed",
            "run_task"]
@@ -150,19 +151,21 @@ def run_task(problem, solver, params, run, seed, epsilon, delta, trace=False):
     fit = _solvers.REGISTRY[solver].function
     kwargs = {**problem.solver_constants(solver), **json.loads(params)}
     f_star = problem.f_star
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(), cached_epsilons():
         warnings.simplefilter("ignore", PrivacyLeakWarning)
         start = time.perf_counter()
         res = fit(problem.X, problem.y, problem.datafit, problem.penalty, epsilon=epsilon,
                   delta=delta, random_state=seed, diagnostics=True, trace=trace, **kwargs)
         elapsed = time.perf_counter() - start
+        # the runs of a grid point record the same mechanisms: their epsilon is computed
+        # once per worker process
+        ledger_epsilon = float(res.privacy.epsilon)
     base = {"problem": problem.name, "solver": solver, "params": params, "run": int(run),
             "seed": int(seed), "epsilon": float(epsilon), "delta": float(delta)}
 
     def rel(value):
         return (value - f_star) / f_star if f_star > 0 else math.nan
 
-    ledger_epsilon = float(res.privacy.epsilon)
     rows = []
     if trace:
         tr = res.diagnostics.trace

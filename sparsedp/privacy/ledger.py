@@ -8,7 +8,9 @@ report of a fit: ``str(ledger)`` is a table of the mechanisms and the total,
 :meth:`PrivacyLedger.to_dict` the same in plain values, and
 :meth:`PrivacyLedger.compose` one ledger for several fits on the same data.
 """
+import contextlib
 import dataclasses
+import json
 import math
 
 from .._validation import check_instances
@@ -18,7 +20,37 @@ from .accountants import candidate, candidates
 from .mechanisms import (BoundedRange, Gaussian, Laplace, Mechanism, PureDP, SampledGaussian,
                          SampledGaussianWOR)
 
-__all__ = ["PrivacyLedger"]
+__all__ = ["PrivacyLedger", "cached_epsilons"]
+
+#: identical ledgers' (epsilon, method) per delta, consulted only inside
+#: :func:`cached_epsilons` (bounded: the oldest entries go first)
+_CACHE = {}
+_CACHE_SIZE = 4096
+_CACHING = [0]
+
+
+@contextlib.contextmanager
+def cached_epsilons():
+    """Inside the block, a ledger's epsilon is computed once per content and delta.
+
+    Sweeps and searches refit one setting many times, and every run of it
+    records the same mechanisms: the accountants' answer (0.1 s and more for a
+    PLD) is a function of the records alone (kinds, counts, noise, rates,
+    relation, sampler slack; the names too, to stay conservative), so the
+    later runs read it back.  Outside the block nothing is cached (tests that
+    swap an accountant see their swap).
+    """
+    _CACHING[0] += 1
+    try:
+        yield
+    finally:
+        _CACHING[0] -= 1
+
+
+def _plain(value):
+    if hasattr(value, "tolist"):  # numpy scalars and arrays, in full
+        return value.tolist()
+    raise TypeError(f"not a plain value: {type(value).__name__}")
 
 
 #: the samplers' total variation is charged with this relative margin (rounding of its sum)
@@ -445,11 +477,28 @@ class PrivacyLedger:
         delta = check_delta(delta)
         if self.leaks and not ignore_leaks:
             return (math.inf, "leak") if return_method else math.inf
-        delta = self._tv_delta(delta)
-        if delta <= 0.0:
-            return (math.inf, "sampler slack") if return_method else math.inf
-        eps, method = self._ideal_epsilon(delta)
+        key = self._cache_key(delta) if _CACHING[0] else None
+        if key is not None and key in _CACHE:
+            eps, method = _CACHE[key]
+        else:
+            left = self._tv_delta(delta)
+            eps, method = (math.inf, "sampler slack") if left <= 0.0 else \
+                self._ideal_epsilon(left)
+            if key is not None:
+                if len(_CACHE) >= _CACHE_SIZE:
+                    del _CACHE[next(iter(_CACHE))]
+                _CACHE[key] = (eps, method)
         return (eps, method) if return_method else eps
+
+    def _cache_key(self, delta):
+        """The ledger's content at ``delta`` as a string (None: not cacheable)."""
+        try:
+            return json.dumps([repr(delta), self.relation,
+                               [e.as_dict() for e in self.entries],
+                               list(self.sampler_errors), list(self.sampler_tvs)],
+                              sort_keys=True, default=_plain)
+        except (TypeError, ValueError):
+            return None
 
     def _ideal_epsilon(self, delta):
         """(epsilon, method) at delta with the multiplicative sampler slack H."""
