@@ -474,3 +474,16 @@ def test_best_of_identical_points_is_flattered_in_sample_and_not_on_fresh_seeds(
     sem = np.hypot(np.std([r["rel_error"] for r in fresh], ddof=1) / np.sqrt(24),
                    np.std(all_errors, ddof=1) / np.sqrt(len(all_errors)))
     assert abs(best["rel_error_mean"] - np.mean(all_errors)) < 3 * sem
+
+
+def test_tasks_go_to_workers_in_chunks_of_one_problem_each_task_once():
+    a, b = object(), object()
+    calls = [(a, "t", k) for k in range(50)] + [(b, "u", k) for k in range(7)]
+    chunks = _runner._chunks(calls, workers=2)
+    # ceil(57 / 8) = 8 tasks a chunk at most: about 4 chunks per worker
+    assert all(1 <= len(tails) <= 8 for _, tails in chunks)
+    assert sorted((p is a, tail) for p, tails in chunks for tail in tails) == sorted(
+        (args[0] is a, args[1:]) for args in calls)
+    assert len(chunks) == 7 + 1  # a's 50 in 7 chunks, b's 7 in one
+    big = _runner._chunks([(a, k) for k in range(10_000)], workers=1)
+    assert max(len(t) for _, t in big) == _runner.CHUNK_MAX

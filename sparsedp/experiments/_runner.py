@@ -28,16 +28,46 @@ def _problems(problems):
 
 
 def _executor(n_jobs):
-    """``(tasks -> iterator of results)``: joblib's Parallel, or a plain loop without joblib."""
+    """``(tasks -> iterator of lists of task results)``: joblib's Parallel over chunks of
+    tasks, or a plain loop (one task a chunk) with ``n_jobs=1`` or without joblib."""
     try:
         import joblib
     except ImportError:
+        joblib = None
         if n_jobs not in (1, None):
             raise ImportError(f"n_jobs={n_jobs} needs joblib: pip install "
                               f"'sparsedp[experiments]'") from None
-        return lambda calls: (run_task(*args) for args in calls)
+    if joblib is None or n_jobs == 1:
+        return lambda calls: ([run_task(*args)] for args in calls)
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
-    return lambda calls: parallel(joblib.delayed(run_task)(*args) for args in calls)
+
+    def run(calls):
+        workers = max(1, joblib.effective_n_jobs(n_jobs))
+        chunks = _chunks(calls, workers)
+        return parallel(joblib.delayed(_run_chunk)(problem, tails) for problem, tails in chunks)
+    return run
+
+
+#: a worker receives its tasks in chunks of at most this many (of one problem): the
+#: problem is pickled once a chunk, and a chunk is about a quarter of a worker's share
+CHUNK_MAX = 16
+
+
+def _chunks(calls, workers):
+    """``[(problem, [task arguments after the problem])]``: each problem's tasks in
+    chunks of ``ceil(n / (4 workers))`` at most (and at most :data:`CHUNK_MAX`)."""
+    by_problem = {}
+    for args in calls:
+        by_problem.setdefault(id(args[0]), (args[0], []))[1].append(args[1:])
+    total = sum(len(tails) for _, tails in by_problem.values())
+    size = max(1, min(CHUNK_MAX, -(-total // (4 * workers))))
+    return [(problem, tails[k:k + size]) for problem, tails in by_problem.values()
+            for k in range(0, len(tails), size)]
+
+
+def _run_chunk(problem, tails):
+    """Run a chunk of one problem's tasks in a worker: a list of their rows."""
+    return [run_task(problem, *tail) for tail in tails]
 
 
 def _progress(total, enabled):
@@ -82,12 +112,13 @@ def _run_tasks(problems, tasks, *, n_jobs, results, resume, progress):
     rows = list(kept)
     bar = _progress(len(todo), progress)
     try:
-        for task_rows in _executor(n_jobs)(todo):
-            if results is not None:
-                append_rows(results, task_rows)
-            rows.extend(task_rows)
+        for chunk in _executor(n_jobs)(todo):
+            for task_rows in chunk:
+                if results is not None:
+                    append_rows(results, task_rows)
+                rows.extend(task_rows)
             if bar is not None:
-                bar.update(1)
+                bar.update(len(chunk))
     finally:
         if bar is not None:
             bar.close()
