@@ -15,6 +15,7 @@ from sparsedp.linear_model import CD_MIN_RATIO, choose_solver, default_delta
 from sparsedp.penalties import L1, L2
 from sparsedp.privacy import calibrate_gaussian, gdp_epsilon
 from sparsedp.solvers import dp_cd, dp_gcd, dp_scd, dp_sgd, exact
+from sparsedp.solvers._scales import clip_to_bounds
 
 INF = float("inf")
 
@@ -532,3 +533,47 @@ def test_getting_started_example_runs_and_learns():
     assert set(range(10)) <= set(np.flatnonzero(clf.coef_[0]))
     assert clf.score(ns["X_test"], ns["y_test"]) > 0.8
     assert clf.privacy_.epsilon <= 1.0
+
+
+# ------------------------------------------------------------------ DP-CD's noise floor
+
+def test_noise_floor_kappa_is_the_closed_form():
+    from sparsedp.privacy import calibrate_gaussian
+    from sparsedp.solvers._dp_cd import NOISE_FLOOR, noise_floor_kappa
+    n, p, T, eps, delta, gamma, beta, d, f0 = 800, 100_000, 200_000, 1.0, 1e-6, 1.0, 0.25, 0.5, \
+        math.log(2.0)
+    mu = 1.0 / calibrate_gaussian(eps, delta, 1)
+    want = n * mu / (d * math.sqrt(T)) * math.sqrt(NOISE_FLOOR * f0 * beta * (2 - gamma)
+                                                   / (2 * gamma * min(T, p)))
+    assert noise_floor_kappa(n, p, T, eps, delta, gamma, beta, d, f0) == pytest.approx(want)
+    # fewer updates than coordinates: only the updated ones settle
+    assert noise_floor_kappa(n, p, 500, eps, delta, gamma, beta, d, f0) == pytest.approx(
+        n * mu / (d * math.sqrt(500)) * math.sqrt(NOISE_FLOOR * f0 * beta / (2 * 500)))
+
+
+@pytest.mark.parametrize("capped", [True, False])
+def test_dp_cd_default_clip_on_wide_sparse_data_stays_near_w0_only_with_the_cap(
+        capped, monkeypatch):
+    """p >> n, sparse columns: without the cap DP-CD's default fit is many times worse
+    than w = 0 (the noise of each update, over steps 1 / M_j); with it, within F(0) of it."""
+    import dataclasses
+    from sparsedp.datasets import make_dorothea_like
+    from sparsedp.solvers import REGISTRY
+    if not capped:
+        monkeypatch.setitem(REGISTRY, "dp_cd",
+                            dataclasses.replace(REGISTRY["dp_cd"], kappa_cap=None))
+    X, y = make_dorothea_like(400, 30_000, column_spread=1.0, random_state=0)[:2]
+    y = np.where(y > 0, 1.0, -1.0)
+    alpha = np.abs(X.T @ y).max() / (2 * 400) / 10
+    est = DPLogisticRegression(penalty="l1", alpha=alpha, solver="cd", classes=[-1.0, 1.0],
+                               fit_intercept=False, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        est.fit(X, y)
+    X_fit = X if est.feature_clip_ is None else clip_to_bounds(X, est.feature_clip_)
+    w = np.ravel(est.coef_)
+    loss = float(np.mean(np.logaddexp(0.0, -y * (X_fit @ w)))) + alpha * np.abs(w).sum()
+    if capped:
+        assert loss <= 2 * math.log(2.0)  # the floor it allows: excess <= F(0)
+    else:
+        assert loss > 3 * math.log(2.0)

@@ -89,7 +89,9 @@ def default_kappa(solver, n_samples, releases, epsilon, delta):
     The solver's spec (``default_kappa``).  DP-CD: ``kappa = 0.11 (n mu /
     sqrt(T))**0.65`` within [0.1, 5], with ``T`` the coordinate updates (``releases``)
     and ``mu`` the Gaussian-DP parameter of (epsilon, delta)
-    (:func:`sparsedp.solvers._dp_cd.default_kappa`).  DP-GCD and DP-SGD: 1
+    (:func:`sparsedp.solvers._dp_cd.default_kappa`); the estimators also cap it
+    by DP-CD's noise floor (:func:`sparsedp.solvers._dp_cd.noise_floor_kappa`:
+    binding where p is not small against n).  DP-GCD and DP-SGD: 1
     (DP-GCD's measured best: 1 on dorothea and the synthetic problems, 1 to
     1.5 at n = 15,000, 3 on California and Electricity, where 1 is within
     1.5x).  DP-SCD has no unit (its default clip is 1): ValueError.  Only
@@ -292,9 +294,18 @@ class DPLinearModel(BaseEstimator):
         elif spec.default_kappa is None:
             kw["clip"] = spec.default_clip
         else:
-            unit, leaks = self._clip_unit(trace_bound, X, targets, params, target_rms)
-            kw["clip"] = spec.default_kappa(n_samples, spec.releases(kw[spec.budget], n_columns),
-                                            params["epsilon"], params["delta"]) * unit
+            unit, leaks, derivative = self._clip_unit(trace_bound, X, targets, params,
+                                                      target_rms)
+            releases = spec.releases(kw[spec.budget], n_columns)
+            kappa = spec.default_kappa(n_samples, releases, params["epsilon"], params["delta"])
+            if spec.kappa_cap is not None and derivative > 0.0:
+                datafit = self._datafit()
+                zero_loss = (derivative ** 2 / 4.0 if self._derivative_scale is None
+                             else float(datafit.loss(np.zeros(1), np.ones(1))[0]))
+                kappa = min(kappa, spec.kappa_cap(
+                    n_samples, n_columns, releases, params["epsilon"], params["delta"],
+                    kw.get("step_size", 1.0), datafit.beta, derivative, zero_loss))
+            kw["clip"] = kappa * unit
         return kw, leaks, constants
 
     def _estimates_needed(self, params, smoothness_kw, trace_bound):
@@ -314,7 +325,8 @@ class DPLinearModel(BaseEstimator):
 
     def _clip_unit(self, trace_bound, X, targets, params, target_rms=None):
         """The per-sample gradient scale at 0, ``sqrt(tr M / beta) * rms(loss'(0, y))``
-        (the unit of the clipping threshold: docs/defaults.rst), and its leaks.
+        (the unit of the clipping threshold: docs/defaults.rst), its leaks, and
+        the scale of ``|loss'(0, y)|`` it used.
 
         ``tr M / beta`` is the mean squared row norm: ``trace_bound`` is its public
         bound (``trace_bound``, :meth:`_smoothness_kwargs`), None computes it from the
@@ -348,7 +360,7 @@ class DPLinearModel(BaseEstimator):
         unit = gradient_scale(trace_bound, datafit.beta, derivative)
         if not unit > 0:
             unit = 1.0  # X or y is 0: any clip gives the same fit
-        return unit, leaks
+        return unit, leaks, derivative
 
     def _smoothness_kwargs(self, params, n_features):
         """``smoothness`` (and ``feature_bounds``) for the solver, and a public bound

@@ -83,6 +83,11 @@ class SolverSpec:
     default_kappa : callable or None
         ``(n_samples, releases, epsilon, delta) -> kappa``, the default clip in
         units of the per-sample gradient scale at 0; None: ``default_clip``.
+    kappa_cap : callable or None
+        ``(n_samples, n_features, releases, epsilon, delta, step, beta,
+        derivative, zero_loss) -> cap`` on the default kappa (None: no cap):
+        public values only (the loss's ``beta``, the scale ``derivative`` of
+        ``|loss'(0, y)|`` in the unit, the loss at 0).
     default_clip : float or None
         The default clip when it has no unit (``default_kappa`` None).
     releases : callable
@@ -115,6 +120,7 @@ class SolverSpec:
     default_budget: Callable
     default_step: Callable = None
     default_kappa: Callable = None
+    kappa_cap: Callable = None
     default_clip: float = None
     releases: Callable = None
     smoothness_after_selection: Callable = None
