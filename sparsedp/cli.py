@@ -10,6 +10,7 @@ cost of that tuning, and writes the plot of the error against the passes.
 Everything it prints about utility is a non-private diagnostic.
 """
 import argparse
+import json
 import sys
 import time
 import warnings
@@ -110,57 +111,35 @@ def _as_csc(X):
     return sp.csc_array(X) if sp.issparse(X) else sp.csc_array(np.asarray(X, dtype=np.float64))
 
 
-def _estimator_of(problem, key):
-    """The estimator fitting ``problem``'s objective with solver ``key`` (no intercept)."""
-    from .datafits import Logistic
-    from .linear_model import DPLasso, DPLogisticRegression, DPRidge
-    from .penalties import L1
-    l1 = isinstance(problem.penalty, L1)
-    alpha = problem.penalty.alpha
-    if isinstance(problem.datafit, Logistic):
-        return DPLogisticRegression(penalty="l1" if l1 else "l2", alpha=alpha, solver=key,
-                                    classes=[-1.0, 1.0], fit_intercept=False)
-    return (DPLasso if l1 else DPRidge)(alpha=alpha, solver=key, fit_intercept=False)
-
-
 def private_tuning(problem, names, epsilon, delta, seed, out, tuned=None):
     """Each solver tuned end to end by :class:`~sparsedp.model_selection.PrivateSearch`
-    (the whole search within (epsilon, delta)): print and return its relative error,
-    beside ``tuned[label]`` (the grid's best re-run on fresh seeds) when given."""
-    from .model_selection import PrivateSearch
+    (the whole search within (epsilon, delta);
+    :func:`~sparsedp.experiments.run_private_search`): print and return its relative
+    error, beside ``tuned[label]`` (the grid's best re-run on fresh seeds) when given."""
+    from .experiments import run_private_search
     from .solvers import get_spec
-    from .solvers._scales import clip_to_bounds
     print("\nprivate tuning (PrivateSearch: the whole search, the grid and the data "
           "included, within (epsilon, delta); the error of the model it returns):", file=out)
     f_star, errors = problem.f_star, {}
     f_zero = problem.datafit.value(np.zeros(problem.n_samples), problem.y)
     zero = (f_zero + problem.penalty.value(np.zeros(problem.n_features)) - f_star) / f_star
-    for name in names:
-        spec = get_spec(name)
-        t = time.perf_counter()
-        est = _estimator_of(problem, spec.key)
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                search = PrivateSearch(est, epsilon=epsilon, delta=delta,
-                                       random_state=seed).fit(problem.X, problem.y)
-        except ValueError as exc:  # no estimator runs this solver on this objective
-            print(f"  {spec.label:7s} skipped: {str(exc).splitlines()[0]}", file=out)
-            continue
-        model = search.best_estimator_
-        X = problem.X if model.feature_clip_ is None else clip_to_bounds(problem.X,
-                                                                         model.feature_clip_)
-        coef = np.ravel(model.coef_)
-        f = problem.datafit.value(X @ coef, problem.y) + problem.penalty.value(coef)
-        errors[spec.label] = (f - f_star) / f_star
-        beside = ("" if tuned is None or spec.label not in tuned else
-                  f" (tuned on the data, fresh seeds: {tuned[spec.label]:.4g})")
-        worse = ("" if errors[spec.label] <= zero * (1.0 + 1e-9) else
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", UserWarning)
+        rows = run_private_search(problem, names, epsilon=epsilon, delta=delta, seed=seed)
+    for w in caught:
+        if str(w.message).startswith("not run: "):
+            print(f"  skipped: {str(w.message)[len('not run: '):]}", file=out)
+    for row in rows:
+        label = get_spec(row["solver"]).label
+        errors[label] = row["rel_error"]
+        beside = ("" if tuned is None or label not in tuned else
+                  f" (tuned on the data, fresh seeds: {tuned[label]:.4g})")
+        worse = ("" if errors[label] <= 1.01 * zero else
                  f"; worse than w = 0 ({zero:.4g}): the estimator's defaults for this solver "
                  f"do not fit this shape")
-        print(f"  {spec.label:7s} relative error {errors[spec.label]:.4g}{beside}, epsilon "
-              f"{search.privacy_.epsilon:.4f}, chose {search.best_params_} "
-              f"({time.perf_counter() - t:.1f} s){worse}", file=out)
+        print(f"  {label:7s} relative error {errors[label]:.4g}{beside}, epsilon "
+              f"{row['search_epsilon']:.4f}, chose {json.loads(row['best_params'])} "
+              f"({row['time']:.1f} s){worse}", file=out)
     return errors
 
 

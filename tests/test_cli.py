@@ -107,21 +107,23 @@ def test_private_tuning_prints_the_end_to_end_error(capsys):
 
 def test_private_tuning_error_is_that_of_the_search():
     """The error private_tuning prints is F of the model a PrivateSearch of the same
-    objective returns, computed here from its coefficients (same seed)."""
+    objective returns, computed here from its coefficients (the run's task seed)."""
     import io
     import warnings
     import numpy as np
     from sparsedp import DPLogisticRegression
     from sparsedp.cli import build_problem, private_tuning
+    from sparsedp.experiments import PRIVATE_SEARCH, task_seed
     from sparsedp.model_selection import PrivateSearch
     problem, _, _ = build_problem("log1")
     delta = 1.0 / problem.n_samples ** 2
     errors = private_tuning(problem, ["dp_gcd"], 1.0, delta, 3, io.StringIO())
     est = DPLogisticRegression(penalty="l1", alpha=problem.penalty.alpha, solver="gcd",
                                classes=[-1.0, 1.0], fit_intercept=False)
+    seed = task_seed(3, problem.name, "dp_gcd", PRIVATE_SEARCH, 0, 1.0, delta)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        search = PrivateSearch(est, epsilon=1.0, delta=delta, random_state=3).fit(
+        search = PrivateSearch(est, epsilon=1.0, delta=delta, random_state=seed).fit(
             problem.X, problem.y)
     coef = np.ravel(search.best_estimator_.coef_)
     margins = problem.X @ coef

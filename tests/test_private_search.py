@@ -1,5 +1,6 @@
 """Private selection: the random-stopping accounting, the number of trials' law,
 and :class:`sparsedp.model_selection.PrivateSearch` end to end."""
+import json
 import math
 import warnings
 
@@ -11,7 +12,7 @@ from scipy import stats
 import sparsedp.model_selection as model_selection
 from sparsedp import DPLasso, DPLogisticRegression
 from sparsedp.model_selection import PrivateSearch, registry_grid
-from problems import FixedModel
+from problems import FixedModel, make_sparse_problem
 from sparsedp.privacy import DEFAULT_ORDERS, PrivacyLedger, rdp_gaussian, rdp_laplace, rdp_to_dp
 from sparsedp.privacy.selection import (RandomStopping, expected_trials, ledger_rdp,
                                         liu_talwar_epsilon, rdp_random_stopping,
@@ -319,3 +320,39 @@ def test_infinite_epsilon_is_refused():
     X, y = np.array([[1.0], [0.0], [1.0], [0.0]]), np.array([1.0, 1.0, -1.0, 1.0])
     with pytest.raises(ValueError, match="epsilon"):
         PrivateSearch(FixedModel(), {"w": [1.0]}, epsilon=np.inf).fit(X, y)
+
+
+# ------------------------------------------------------------------ the runner's search
+
+def test_run_private_search_rows_are_the_searches_themselves():
+    """run_private_search: one row per (problem, solver, run), each the search of its
+    own task seed, within the budget; its error recomputed from a direct search."""
+    from sparsedp.datafits import Logistic
+    from sparsedp.experiments import PRIVATE_SEARCH, Problem, run_private_search, task_seed
+    from sparsedp.penalties import L1
+    X, y = make_sparse_problem(n=300, p=20, seed=5, logistic=True)
+    M = Logistic().smoothness(X)
+    problem = Problem("log", X, y, Logistic(), L1(0.01), smoothness=M)
+    delta = 1e-5
+    with pytest.warns(UserWarning, match="not run: dp_scd on 'log'"):
+        rows = run_private_search(problem, ["gcd", "dp_scd"], epsilon=1.0, delta=delta,
+                                  n_runs=2, seed=7)
+    assert [(r["solver"], r["run"]) for r in rows] == [("dp_gcd", 0), ("dp_gcd", 1)]
+    for row in rows:
+        assert row["seed"] == task_seed(7, "log", "dp_gcd", PRIVATE_SEARCH, row["run"], 1.0,
+                                        delta)
+        assert 0.9 < row["search_epsilon"] <= 1.0
+        est = DPLogisticRegression(penalty="l1", alpha=0.01, solver="gcd",
+                                   classes=[-1.0, 1.0], fit_intercept=False)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            search = PrivateSearch(est, epsilon=1.0, delta=delta,
+                                   random_state=row["seed"]).fit(X, y)
+        coef = np.ravel(search.best_estimator_.coef_)
+        f = np.mean(np.logaddexp(0.0, -y * (X @ coef))) + 0.01 * np.abs(coef).sum()
+        assert row["objective"] == pytest.approx(f, rel=1e-9)
+        assert row["rel_error"] == pytest.approx((f - problem.f_star) / problem.f_star)
+        assert json.loads(row["best_params"]) == search.best_params_
+    assert rows[0]["seed"] != rows[1]["seed"]
+    with pytest.raises(ValueError, match="finite epsilon"):
+        run_private_search(problem, ["gcd"], epsilon=math.inf, delta=delta)
