@@ -567,7 +567,8 @@ def main(argv=None):
     parser.add_argument("config", choices=[*CONFIGS, "all"])
     size = parser.add_mutually_exclusive_group()
     size.add_argument("--quick", action="store_true",
-                      help="a few grid points, 2 runs: checks the pipeline in seconds")
+                      help="a few grid points, 2 runs: checks the pipeline "
+                      "(8 s with --only california)")
     size.add_argument("--full", action="store_true", help="the papers' full grids (days)")
     parser.add_argument("--jobs", type=int, default=1, help="joblib workers (n_jobs)")
     parser.add_argument("--results-dir", type=Path, default=RESULTS,
