@@ -217,13 +217,15 @@ class PrivateSearch(BaseEstimator):
             if low is not None and high is not None:
                 if high[0] - low[0] <= _BUDGET_RTOL * low[0]:
                     break
-                slope = math.log(high[1] / low[1]) / math.log(high[0] / low[0])
+                slope = (math.log(high[1] / low[1]) / math.log(high[0] / low[0])
+                         if low[1] > 0.0 and math.isfinite(high[1]) else 0.0)
                 step = math.log(target / low[1]) / slope if slope > 0.0 else 0.0
                 eps_c = low[0] * math.exp(step)
                 if not low[0] < eps_c < high[0]:
                     eps_c = math.sqrt(low[0] * high[0])
-            elif high is not None:
-                eps_c = high[0] * min(target / high[1], 1.0 - _BUDGET_RTOL)
+            elif high is not None:  # at most a tenth per step (a search's epsilon can
+                # be inf: the samplers' total variation above delta)
+                eps_c = high[0] * min(max(target / high[1], 0.1), 1.0 - _BUDGET_RTOL)
             else:
                 eps_c = low[0] * max(target / max(low[1], 1e-12), 1.0 + _BUDGET_RTOL)
         if best is None:

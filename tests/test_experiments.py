@@ -456,6 +456,8 @@ def test_rerun_best_refuses_the_grid_seed_and_unknown_problems():
         rerun_best(problem, rows, seed=4, progress=False)
     with pytest.raises(ValueError, match="not among the problems given"):
         rerun_best(lasso("other"), rows, progress=False)
+    with pytest.raises(ValueError, match="n_jobs must be a nonzero integer"):
+        rerun_best(problem, rows, seed=5, n_jobs=0, progress=False)
 
 
 def test_best_of_identical_points_is_flattered_in_sample_and_not_on_fresh_seeds():

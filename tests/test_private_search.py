@@ -354,5 +354,14 @@ def test_run_private_search_rows_are_the_searches_themselves():
         assert row["rel_error"] == pytest.approx((f - problem.f_star) / problem.f_star)
         assert json.loads(row["best_params"]) == search.best_params_
     assert rows[0]["seed"] != rows[1]["seed"]
+    # two workers: the same searches (their seeds are the tasks')
+    pytest.importorskip("joblib")
+    with pytest.warns(UserWarning, match="not run: dp_scd"):
+        parallel = run_private_search(problem, ["gcd", "dp_scd"], epsilon=1.0, delta=delta,
+                                      n_runs=2, seed=7, n_jobs=2)
+    assert [{k: v for k, v in r.items() if k != "time"} for r in parallel] == \
+        [{k: v for k, v in r.items() if k != "time"} for r in rows]
+    with pytest.raises(ValueError, match="n_jobs must be a nonzero integer"):
+        run_private_search(problem, ["gcd"], epsilon=1.0, delta=delta, n_jobs=0)
     with pytest.raises(ValueError, match="finite epsilon"):
         run_private_search(problem, ["gcd"], epsilon=math.inf, delta=delta)

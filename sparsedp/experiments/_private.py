@@ -82,8 +82,9 @@ def run_private_search(problems, solvers, *, epsilon, delta, n_runs=1, seed=0, n
     n_runs : int, default=1
         Searches per (problem, solver), each on its own seed.
     seed : int, default=0
-    n_jobs : int, default=1
-        joblib's ``n_jobs`` over the searches (1: a plain loop).
+    n_jobs : int or None, default=1
+        joblib's ``n_jobs`` over the searches (1: a plain loop), as in
+        :func:`run_grid`; the rows do not depend on it.
     progress : bool, default=False
         Print one line per finished search to stderr.
 
@@ -98,7 +99,7 @@ def run_private_search(problems, solvers, *, epsilon, delta, n_runs=1, seed=0, n
         the model's private feature bounds as it predicts); the number of
         trials is not reported (it is not released).
     """
-    from ._runner import _problems
+    from ._runner import _check_n_jobs, _joblib, _problems
     from ..solvers import get_spec
     problems = _problems(problems)
     epsilon, delta = check_privacy_budget(epsilon, delta)
@@ -107,6 +108,7 @@ def run_private_search(problems, solvers, *, epsilon, delta, n_runs=1, seed=0, n
     n_runs = check_integer(n_runs, "n_runs")
     seed = check_integer(seed, "seed", low=0)
     progress = check_bool(progress, "progress")
+    n_jobs = _check_n_jobs(n_jobs)
     names = [get_spec(s).name for s in solvers]
     tasks = []
     for problem in problems:
@@ -116,10 +118,10 @@ def run_private_search(problems, solvers, *, epsilon, delta, n_runs=1, seed=0, n
                 s = task_seed(seed, problem.name, name, PRIVATE_SEARCH, run, epsilon, delta)
                 tasks.append((problem, name, run, s, epsilon, delta))
 
-    if n_jobs == 1:
+    joblib = _joblib(n_jobs)
+    if joblib is None:
         results = (_search_or_skip(*task) for task in tasks)
     else:
-        import joblib
         results = joblib.Parallel(n_jobs=n_jobs, return_as="generator")(
             joblib.delayed(_search_or_skip)(*task) for task in tasks)
     rows, skipped = [], {}

@@ -27,17 +27,33 @@ def _problems(problems):
     return problems
 
 
-def _executor(n_jobs):
-    """``(tasks -> iterator of lists of task results)``: joblib's Parallel over chunks of
-    tasks, or a plain loop (one task a chunk) with ``n_jobs=1`` or without joblib."""
+def _check_n_jobs(n_jobs):
+    """joblib's ``n_jobs``: a nonzero integer or None."""
+    if n_jobs is not None:
+        n_jobs = check_integer(n_jobs, "n_jobs", low=None)
+        if n_jobs == 0:
+            raise ValueError("n_jobs must be a nonzero integer (or None), got 0")
+    return n_jobs
+
+
+def _joblib(n_jobs):
+    """joblib, or None to run in a plain loop (``n_jobs=1``, or joblib not installed
+    and ``n_jobs`` 1 or None; otherwise ImportError)."""
     try:
         import joblib
     except ImportError:
-        joblib = None
         if n_jobs not in (1, None):
             raise ImportError(f"n_jobs={n_jobs} needs joblib: pip install "
                               f"'sparsedp[experiments]'") from None
-    if joblib is None or n_jobs == 1:
+        return None
+    return None if n_jobs == 1 else joblib
+
+
+def _executor(n_jobs):
+    """``(tasks -> iterator of lists of task results)``: joblib's Parallel over chunks of
+    tasks, or a plain loop (one task a chunk) with ``n_jobs=1`` or without joblib."""
+    joblib = _joblib(n_jobs)
+    if joblib is None:
         return lambda calls: ([run_task(*args)] for args in calls)
     parallel = joblib.Parallel(n_jobs=n_jobs, return_as="generator_unordered")
 
@@ -193,10 +209,7 @@ def run_grid(problems, grid, *, epsilon, delta, n_runs=5, n_jobs=1, results=None
     seed = check_integer(seed, "seed", low=0)
     resume, progress, trace = (check_bool(resume, "resume"), check_bool(progress, "progress"),
                                check_bool(trace, "trace"))
-    if n_jobs is not None:
-        n_jobs = check_integer(n_jobs, "n_jobs", low=None)
-        if n_jobs == 0:
-            raise ValueError("n_jobs must be a nonzero integer (or None), got 0")
+    n_jobs = _check_n_jobs(n_jobs)
     points = expand_grid(grid)
 
     tasks, skipped = [], {}
@@ -273,6 +286,7 @@ def rerun_best(problems, results, *, n_runs=10, seed=1, by_passes=False, n_jobs=
     n_runs = check_integer(n_runs, "n_runs")
     seed = check_integer(seed, "seed", low=0)
     resume, progress = check_bool(resume, "resume"), check_bool(progress, "progress")
+    n_jobs = _check_n_jobs(n_jobs)
     by_name = {problem.name: problem for problem in problems}
     used = {row["seed"] for row in rows}
     tasks = []
