@@ -77,11 +77,12 @@ def test_laplace_draws_follow_the_floored_laplace(b):
 
 
 def test_tails_beyond_the_cells_follow_the_law():
-    """The geometric-envelope tail (beyond 4.5 t / 12 b): its frequency and its
+    """The geometric-envelope tail (beyond the body cells, from about 4.5 t / 12 b): its frequency and its
     conditional law.  Scale 8192: 3e7 Gaussian draws give ~200 tail draws."""
     t = 8192.0
     noise = IntegerNoise("gaussian", t)
-    K_T = math.ceil(4.5 * t)  # the documented start of the tail (_noise.pyx)
+    K_T = noise.tail_start  # the end of the body cells: at least 4.5 t (_noise.pyx)
+    assert 4.5 * t <= K_T < 4.7 * t
     draws = noise.draw(np.random.default_rng(5), 30_000_000)
     tail = np.abs(draws[np.abs(draws) >= K_T])
     p_tail = 2 * stats.norm.sf((K_T - 0.5) / t)
@@ -91,7 +92,8 @@ def test_tails_beyond_the_cells_follow_the_law():
     assert stats.kstest(tail, cond).pvalue > 1e-3
     b = 8192.0
     lap = IntegerNoise("laplace", b)
-    K_T = math.ceil(12 * b)
+    K_T = lap.tail_start
+    assert 12 * b <= K_T < 12.5 * b
     m = lap.draw(np.random.default_rng(6), 30_000_000)
     m = np.where(m >= 0, m, -m - 1)
     tail = m[m >= K_T]
@@ -105,7 +107,7 @@ def test_tails_beyond_the_cells_follow_the_law():
 # 64-bit words of the generator (Generator.bit_generator.random_raw).  Replaying
 # IntegerNoise.draw bit for bit shows that the compiled tables are the replica's,
 # whose cell probabilities are then checked against the ideal law.
-LOW15, LOW24, LOW55, LOW63 = 2 ** 15 - 1, 2 ** 24 - 1, 2 ** 55 - 1, 2 ** 63 - 1
+LOW10, LOW15, LOW55, LOW63 = 2 ** 10 - 1, 2 ** 15 - 1, 2 ** 55 - 1, 2 ** 63 - 1
 
 
 def log_shape(k, t):
@@ -130,19 +132,20 @@ def log_ratio(law, scale, k, k0):
 
 def replica_tables(law, scale):
     """The cells, alias table and fast-acceptance bounds the construction builds."""
-    tail_start = math.ceil((4.5 if law == "gaussian" else 12.0) * scale)
+    body_end = math.ceil((4.5 if law == "gaussian" else 12.0) * scale)
     mass = scale * math.sqrt(math.pi / 2) if law == "gaussian" else scale
-    base = math.ceil(tail_start / 400)
+    base = 1  # the smallest power of two giving at most 480 cells over the body
+    while -(-body_end // base) > 480:
+        base *= 2
     starts, widths, k = [], [], 0
-    while k < tail_start:
+    while k < body_end:
         w = base
-        while w * math.exp(log_ratio(law, scale, k, 0)) < 2.0 ** -20 * mass \
-                and k + w < tail_start:
+        while w * math.exp(log_ratio(law, scale, k, 0)) < 2.0 ** -20 * mass:
             w *= 2
-        w = min(w, tail_start - k)
         starts.append(k)
         widths.append(w)
         k += w
+    tail_start = k
     if law == "gaussian":
         block = math.ceil(scale * scale * math.log(2.0) / (tail_start - 0.5) * (1 + 1e-9))
     else:
@@ -164,16 +167,23 @@ def replica_tables(law, scale):
         (small if work[g] < 2 ** 55 else large).append(g)
     for i in large + small:
         threshold[i], alias[i] = 2 ** 55, i
-    fast = [int(math.exp(log_ratio(law, scale, s + w - 1, s)) * (1.0 - 2.0 ** -45) * 2.0 ** 63)
-            for s, w in zip(starts, widths)]
+    fast = []
+    for i, (s, w) in enumerate(zip(starts, widths)):
+        low = math.exp(log_ratio(law, scale, s + w - 1, s))
+        if law == "gaussian" and i == 0:
+            low = min(low, 0.5)  # a Gaussian 0 is kept with probability 1/2
+        fast.append(int(low * (1.0 - 2.0 ** -45) * 2.0 ** 63))
     return dict(law=law, scale=scale, starts=starts, widths=widths, tail_start=tail_start,
                 block=block, threshold=threshold, alias=alias, fast=fast, units=units,
-                weights=weights)
+                weights=weights, wide=max(widths) > 2 ** 29)
 
 
 def replay_draws(tb, words, size, paths):
     """``size`` draws of noise_draw from the iterator ``words``; ``paths`` counts
-    the branches taken."""
+    the branches taken.  A word reads, from the top: slot (9 bits), the first 15
+    bits of the 55-bit alias uniform, the first 10 bits of the 63-bit acceptance
+    uniform, the offset in the cell (29 bits, or a fresh word's low bits in a
+    table with cells wider than 2**29) and the sign."""
     law, t = tb["law"], tb["scale"]
     n_cells = len(tb["starts"])
 
@@ -203,18 +213,18 @@ def replay_draws(tb, words, size, paths):
         neg = word & 1
         if cell < n_cells:
             start, width = tb["starts"][cell], tb["widths"][cell]
-            product = ((word >> 16) & LOW24) * width
-            if width <= 2 ** 18 and ((product & LOW24) >= width
-                                     or (product & LOW24) >= (2 ** 24 - width) % width):
-                k = start + (product >> 24)
+            if tb["wide"]:
+                paths["offset from a fresh word"] += 1
+                k = start + (next(words) & (width - 1))
             else:
-                paths["wide or rejected cell draw"] += 1
-                k = start + bounded(width)
-            v = (word >> 1) & LOW15
-            if v >= tb["fast"][cell] >> 48:
+                k = start + ((word >> 1) & (width - 1))
+            v = (word >> 30) & LOW10
+            if v >= tb["fast"][cell] >> 53:
                 paths["slow acceptance"] += 1
-                v = v << 48 | next(words) >> 16
-                if v >= tb["fast"][cell] and not keep(log_ratio(law, t, k, start), v):
+                v = v << 53 | next(words) >> 11
+                log_p = log_ratio(law, t, k, start) - (math.log(2.0) if (
+                    law == "gaussian" and k == 0) else 0.0)
+                if v >= tb["fast"][cell] and not keep(log_p, v):
                     paths["rejected"] += 1
                     continue
         else:
@@ -239,10 +249,8 @@ def replay_draws(tb, words, size, paths):
                 continue
         if law == "laplace":
             out.append(-k - 1 if neg else k)
-        elif k == 0 and neg:
-            continue
         else:
-            out.append(-k if neg else k)
+            out.append(-k if neg else k)  # 0 either way (kept with probability 1/2)
     return np.array(out, dtype=np.int64)
 
 
@@ -255,13 +263,14 @@ def raw_words(seed):
 
 @pytest.mark.parametrize("law,scale,size", [
     ("gaussian", 8192.0, 400_000), ("gaussian", 5e6, 100_000), ("gaussian", 2.0 ** 30, 50_000),
-    ("laplace", 9000.0, 400_000)])
+    ("gaussian", 2.0 ** 35, 50_000), ("laplace", 9000.0, 400_000)])
 def test_tables_quantise_within_eta(law, scale, size):
     """The replica's alias table gives each cell (and the tail) an exact multiple of
     2**-64 within the public eta of the ideal law, and IntegerNoise.draw is the
     replica's sampler on those tables, draw for draw (seed 4), through every path
-    (tail, slow acceptance and rejection, wide cells; the scale 8192 runs hit the
-    tail a few times)."""
+    (tail, slow acceptance and rejection, the offset from a fresh word in cells wider
+    than 2**29; the scale 8192 runs hit the tail a few times).  Cell widths are
+    powers of two (the offset is a word's bits: exactly uniform)."""
     from collections import Counter
     noise = IntegerNoise(law, scale)
     tb = replica_tables(law, scale)
@@ -277,14 +286,21 @@ def test_tables_quantise_within_eta(law, scale, size):
     assert 0 < noise.eta <= NOISE_ETA
     starts, widths = np.array(tb["starts"]), np.array(tb["widths"])
     assert np.all(np.diff(starts) == widths[:-1]) and starts[-1] + widths[-1] == tb["tail_start"]
+    assert np.all(widths & (widths - 1) == 0) and len(starts) <= 511
+    built_starts, built_widths = noise.cells
+    np.testing.assert_array_equal(built_starts, starts)
+    np.testing.assert_array_equal(built_widths, widths)
+    assert noise.tail_start == tb["tail_start"] >= (4.5 if law == "gaussian" else 12) * scale
     paths = Counter()
     ours = replay_draws(tb, raw_words(4), size, paths)
     np.testing.assert_array_equal(noise.draw(np.random.default_rng(4), size), ours)
     assert paths["slow acceptance"] > 0 and paths["rejected"] > 0, paths
     if scale <= 9000.0:
         assert paths["tail"] > 0, paths
-    if scale >= 2.0 ** 30:
-        assert paths["wide or rejected cell draw"] >= size, paths  # every cell wider than 2**18
+    if scale >= 2.0 ** 35:
+        assert tb["wide"] and paths["offset from a fresh word"] >= size, paths
+    else:
+        assert not tb["wide"] and paths["offset from a fresh word"] == 0, paths
 
 
 def test_log_ratio_is_the_exact_discretised_gaussian_ratio():

@@ -64,21 +64,24 @@ def gaussian_floor(count, rounds=7):
 
     The least a lazy-noise epoch draws: one Gaussian per touched nonzero (a
     coordinate's noise since its last touch is one draw at best).  The integer
-    sampler is the one the private kernels use (one table draw per value, the
-    walk's step law); numpy's ``Generator.standard_normal`` (raw floats, not
-    floating-point safe) is the reference.
+    sampler is the one the private kernels use, at the walks' step scale
+    (``2**28`` grid units): ``IntegerNoise.fill`` into a preallocated int64 array;
+    numpy's ``Generator.standard_normal(out=...)`` (raw floats, not floating-point
+    safe) into a preallocated float array is the reference.  Both draw from the
+    same ``default_rng(0)`` (PCG64), alternately.
     """
     import statistics
     import time
 
-    from sparsedp._kernels._walk import GaussianWalk
+    from sparsedp.random import IntegerNoise
 
     generator = np.random.default_rng(0)
-    walk, ones, out = GaussianWalk(2.0 ** 28, 1), np.ones(count, dtype=np.int64), np.empty(count)
+    noise = IntegerNoise("gaussian", 2.0 ** 28)
+    ints, out = np.empty(count, dtype=np.int64), np.empty(count)
     table, floats = [], []
     for _ in range(rounds):
         t = time.perf_counter()
-        walk.sums(generator, ones)
+        noise.fill(generator, ints)
         table.append(time.perf_counter() - t)
         t = time.perf_counter()
         generator.standard_normal(out=out)

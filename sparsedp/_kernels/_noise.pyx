@@ -25,22 +25,30 @@ monotone and commutes with shifts by the even integer S).  The noise is
   L)``, the release is a post-processing of the Laplace mechanism ``k + L``:
   ``S / b = 1 / b_0``-DP, with the Laplace mechanism's Renyi curve.
 
-The sampler (:func:`noise_draw`, a few nanoseconds a draw) uses only 64-bit
-words of a numpy bit generator, integer arithmetic and, rarely, a
-floating-point acceptance test.  It draws ``m = |J|`` (Gaussian; ``J = m`` or
-``-m - 1`` for Laplace) from ``P(m) ∝ p(m)``:
+The sampler (:func:`noise_draw`, a few nanoseconds a draw: about half of
+numpy's ``standard_normal``) uses only 64-bit words of a numpy bit generator,
+integer arithmetic and, rarely, a floating-point acceptance test.  It draws
+``m = |J|`` (Gaussian; ``J = m`` or ``-m - 1`` for Laplace) from ``P(m) ∝ p(m)``:
 
-* below ``K_T`` (4.5 t or 12 b) m lies in one of at most 511 cells of
-  consecutive integers; a cell is chosen by an alias table over 512 slots (9
-  bits of a word pick the slot, the next 55 bits are compared with the slot's
-  integer threshold: cell probabilities are exact multiples of 2**-64), an
-  integer in the cell uniformly (Lemire's method, exact), and it is kept with
-  probability ``p(m) / p(cell start)`` (at once when a 63-bit uniform is below a
-  lower bound of that ratio over the cell, ~99% of draws);
+* below ``K_T`` (the end of the body cells, 4.5 t or 12 b and a little more) m
+  lies in one of at most 511 cells of consecutive integers, each of a
+  power-of-two width; a cell is chosen by an alias table over 512 slots (9 bits
+  of a word pick the slot, the next 55 bits are compared with the slot's integer
+  threshold: cell probabilities are exact multiples of 2**-64), an integer in the
+  cell uniformly (the word's low bits: exact, no multiplication), and it is kept
+  with probability ``p(m) / p(cell start)`` (at once when a 63-bit uniform is
+  below a lower bound of that ratio over the cell, ~99% of draws);
 * beyond ``K_T``: block ``j`` geometric(1/2) (trailing zeros of words: exact),
   an integer uniformly in the block of ``B`` integers, kept with probability
   ``p(m) 2^j / p(K_T) <= 1`` (log-concavity: ``p(m + B) <= p(m) / 2``);
-* a sign bit (a Gaussian draw of 0 with the sign set is redrawn).
+* a sign bit.  A Gaussian 0 is kept with probability ``p(0) / 2`` relative to its
+  cell's start (the acceptance test halves it), so that both signs of 0 give 0
+  with ``P(J = 0) = p(0)``: no redraw.
+
+In the common case one word decides everything (``_noise.pxd``, ``noise_draw``):
+the comparisons read their first 15 and 10 bits from it, and only a draw that
+these leave undecided reads the rest of the uniform from fresh words, so the law
+is that of full-width uniforms drawn lazily.
 
 Rejection sampling makes the accepted law proportional to the ideal one up to
 the relative errors of the cell probabilities (quantised to 2**-64, computed
@@ -82,7 +90,7 @@ GRID_POINTS = 1024              # S: grid points per sensitivity (a power of two
 MIN_SCALE = 8192.0
 GAUSSIAN_BODY = 4.5             # K_T = ceil(4.5 t): cells below, geometric tail beyond
 LAPLACE_BODY = 12.0             # K_T = ceil(12 b)
-BASE_CELLS = 400                # body cells of (at least) 1/400 of the body
+BASE_CELLS = 480                # body cells: at most 480 of the base width
 GAUSSIAN_CUTOFF = 38.0          # draws beyond 38 t are refused (probability < 1e-300)
 cdef double TWO63 = 9223372036854775808.0
 cdef double TWO51 = 2251799813685248.0
@@ -90,9 +98,7 @@ cdef double CUTOFF = GAUSSIAN_CUTOFF
 cdef uint64_t LOW55 = (<uint64_t> 1 << 55) - 1
 cdef uint64_t LOW63 = (<uint64_t> 1 << 63) - 1
 cdef uint64_t LOW15 = (<uint64_t> 1 << 15) - 1
-cdef uint64_t LOW24 = (<uint64_t> 1 << 24) - 1
-cdef uint64_t TWO24 = <uint64_t> 1 << 24
-cdef uint64_t WIDTH24 = <uint64_t> 1 << 18  # widths up to this use the word's 24 bits
+cdef uint64_t LOW10 = (<uint64_t> 1 << 10) - 1
 
 
 cdef inline uint64_t next64(bitgen_t* rng) noexcept nogil:
@@ -135,26 +141,28 @@ cdef double log_ratio(int law, double scale, int64_t k, int64_t k0) noexcept nog
             + log_shape(<double> k, scale) - log_shape(<double> k0, scale))
 
 
+cdef inline double keep_log_ratio(const NoiseTable* table, int64_t k, int64_t start) noexcept nogil:
+    """log of the probability of keeping k drawn uniformly in the cell from ``start``:
+    P(k) / P(start), halved for a Gaussian 0 (either sign gives 0: half of P(0) each)."""
+    cdef double r = log_ratio(table.law, table.scale, k, start)
+    if k == 0 and table.law == NOISE_GAUSSIAN:
+        r -= M_LN2
+    return r
+
+
 cdef inline bint keep(double log_p, uint64_t v) noexcept nogil:
     """v uniform in [0, 2^63): true with probability exp(log_p) (<= 1), to 2**-52."""
     return <double> v < exp(log_p) * TWO63
 
 
-cdef int64_t noise_draw(const NoiseTable* table, bitgen_t* rng) noexcept nogil:
-    return noise_draw_from(table, rng, next64(rng))
-
-
 cdef int64_t noise_draw_from(const NoiseTable* table, bitgen_t* rng,
                              uint64_t first) noexcept nogil:
-    # A draw whose first word is ``first`` (then fresh words).
-    # One word usually decides a draw.  Its fields, from the top: slot (9 bits),
-    # the first 15 of the 55 bits compared with the slot's threshold, 24 bits
-    # for the integer within the cell, the first 15 of the 63 bits of the
-    # acceptance uniform, the sign.  A comparison that the first bits leave
-    # undecided (equal prefix, or an acceptance uniform above the fast bound)
-    # reads the rest of its bits from a fresh word: the law is that of full
-    # 55- and 63-bit uniforms, drawn lazily.
-    cdef uint64_t word, v, slot, thr, prefix, product, width, own
+    # A draw whose first word is ``first`` (then fresh words), with the common
+    # case's reading of a word (_noise.pxd, noise_draw).  A comparison that the
+    # first bits leave undecided (equal prefix, or an acceptance uniform above the
+    # fast bound) reads the rest of its bits from a fresh word: the law is that of
+    # full 55- and 63-bit uniforms, drawn lazily.
+    cdef uint64_t word, v, slot, thr, prefix, own, offset
     cdef int64_t cell, k, j, kj, neg
     cdef double log_p, t, bt, btail
     cdef bint first_word = True
@@ -170,23 +178,20 @@ cdef int64_t noise_draw_from(const NoiseTable* table, bitgen_t* rng,
             own = prefix < thr >> 40
         else:  # the remaining 40 bits of the 55-bit uniform
             own = (prefix << 40 | next64(rng) >> 24) < thr
-        # the slot or its alias, branch-free (which one is random: a branch on
-        # it would be mispredicted often)
         cell = <int64_t> (table.alias[slot] ^ ((slot ^ table.alias[slot]) & (0 - own)))
         neg = <int64_t> (word & 1)
         if cell < table.n_cells:
-            width = <uint64_t> table.cell_width[cell]
-            product = ((word >> 16) & LOW24) * width   # Lemire's method on 24 bits
-            if width <= WIDTH24 and ((product & LOW24) >= width
-                                     or (product & LOW24) >= (TWO24 - width) % width):
-                k = table.cell_start[cell] + <int64_t> (product >> 24)
-            else:  # (rare) a rejected or too-wide draw: a fresh 64-bit word
-                k = table.cell_start[cell] + <int64_t> bounded(rng, width)
-            v = (word >> 1) & LOW15
-            if v >= table.fast_accept[cell] >> 48:  # the remaining 48 bits of the uniform
-                v = v << 48 | next64(rng) >> 16
+            # exactly uniform in the cell: its width is a power of two
+            if table.wide:
+                offset = next64(rng) & <uint64_t> (table.cell_width[cell] - 1)
+            else:
+                offset = (word >> 1) & <uint64_t> (table.cell_width[cell] - 1)
+            k = table.cell_start[cell] + <int64_t> offset
+            v = (word >> 30) & LOW10
+            if v >= table.fast_accept[cell] >> 53:  # the remaining 53 bits of the uniform
+                v = v << 53 | next64(rng) >> 11
                 if v >= table.fast_accept[cell] and not keep(
-                        log_ratio(table.law, table.scale, k, table.cell_start[cell]), v):
+                        keep_log_ratio(table, k, table.cell_start[cell]), v):
                     continue
         else:
             j = 0
@@ -211,52 +216,34 @@ cdef int64_t noise_draw_from(const NoiseTable* table, bitgen_t* rng,
             log_p += log_ratio(table.law, t, k, kj)
             if not keep(log_p if log_p < 0.0 else 0.0, next64(rng) & LOW63):
                 continue
-        if table.law == NOISE_LAPLACE:
-            return k ^ -neg  # k or -k - 1: P(J) ∝ exp(-|J + 1/2| / b), branch-free
-        if k == 0 and neg:
-            continue
-        return (k ^ -neg) + neg  # -k if the sign bit is set, branch-free
+        # Laplace: k or -k - 1 (P(J) ∝ exp(-|J + 1/2| / b)); Gaussian: k or -k
+        # (0 either way: its cell has half its weight), branch-free
+        return (k ^ -neg) + (neg & table.gaussian)
 
 
 cdef void noise_fill(const NoiseTable* table, bitgen_t* rng, Py_ssize_t count,
                      double* out) noexcept nogil:
-    """``count`` draws plus the table's shift: the common case of
-    :func:`noise_draw_from` inlined (one word, a decided alias comparison, a body
-    cell, an accepted Lemire draw, a fast acceptance); any other first word is
-    handed to :func:`noise_draw_from`, which takes the same decisions on it, so
-    the draws are those of :func:`noise_draw`."""
+    """``count`` draws of :func:`noise_draw` plus the table's shift."""
     cdef Py_ssize_t i
-    cdef uint64_t word, slot, thr_hi, prefix, product, width, own, alias, lo
-    cdef int64_t cell, k, neg
-    cdef bint laplace = table.law == NOISE_LAPLACE
-    cdef const NoiseSlot* sl
-    cdef const NoiseCell* ce
-    for i in range(count):
-        word = next64(rng)
-        slot = word >> 55
-        sl = &table.slots[slot]
-        thr_hi = sl.threshold_hi
-        prefix = (word >> 40) & LOW15
-        own = prefix < thr_hi
-        alias = sl.alias
-        cell = <int64_t> (alias ^ ((slot ^ alias) & (0 - own)))
-        ce = &table.cells[cell]
-        width = ce.width
-        product = ((word >> 16) & LOW24) * width
-        lo = product & LOW24
-        neg = <int64_t> (word & 1)
-        k = ce.start + <int64_t> (product >> 24)
-        # the general path: an undecided alias comparison, the tail or a cell too
-        # wide for the packed copy (width 0), a wide cell, a Lemire draw to check,
-        # an acceptance to test, a Gaussian -0
-        if (prefix == thr_hi or width == 0 or width > WIDTH24 or lo < width
-                or ((word >> 1) & LOW15) >= ce.fast_hi
-                or (k == 0 and neg and not laplace)):
-            out[i] = <double> noise_draw_from(table, rng, word) + table.shift
-        elif laplace:
-            out[i] = <double> (k ^ -neg) + 0.5
-        else:
-            out[i] = <double> ((k ^ -neg) + neg)
+    cdef double shift = table.shift
+    if table.wide:
+        for i in range(count):
+            out[i] = <double> noise_draw_word(table, rng, next64(rng), True) + shift
+    else:
+        for i in range(count):
+            out[i] = <double> noise_draw_word(table, rng, next64(rng), False) + shift
+
+
+cdef void noise_fill_int(const NoiseTable* table, bitgen_t* rng, Py_ssize_t count,
+                         int64_t* out) noexcept nogil:
+    """``count`` draws of :func:`noise_draw` (integers, without the shift)."""
+    cdef Py_ssize_t i
+    if table.wide:
+        for i in range(count):
+            out[i] = noise_draw_word(table, rng, next64(rng), True)
+    else:
+        for i in range(count):
+            out[i] = noise_draw_word(table, rng, next64(rng), False)
 
 
 def _vose(units, n_slots, slot_units):
@@ -304,23 +291,26 @@ cdef class IntegerNoise:
         self.law, self.scale = law, scale
         cdef int code = NOISE_GAUSSIAN if law == "gaussian" else NOISE_LAPLACE
         body = GAUSSIAN_BODY if code == NOISE_GAUSSIAN else LAPLACE_BODY
-        tail_start = math.ceil(body * scale)
-        # cells of BASE_CELLS-th of the body; widened (doubling) where a cell would
-        # hold less than 2**-20 of the mass, so that its quantised probability
-        # (a multiple of 2**-64) is within 2**-44 of the ideal
+        body_end = math.ceil(body * scale)
+        # cells of a power-of-two width (the offset in a cell is a word's bits),
+        # at least BASE_CELLS-th of the body; widened (doubling) where a cell
+        # would hold less than 2**-20 of the mass, so that its quantised
+        # probability (a multiple of 2**-64) is within 2**-44 of the ideal.  The
+        # body ends with its last cell: K_T >= body_end.
         mass = scale * math.sqrt(math.pi / 2) if code == NOISE_GAUSSIAN else scale
-        base = math.ceil(tail_start / BASE_CELLS)
+        base = 1
+        while -(-body_end // base) > BASE_CELLS:
+            base *= 2
         starts, widths = [], []
         k = 0
-        while k < tail_start:
+        while k < body_end:
             w = base
-            while w * math.exp(log_ratio(code, scale, k, 0)) < 2.0 ** -20 * mass \
-                    and k + w < tail_start:
+            while w * math.exp(log_ratio(code, scale, k, 0)) < 2.0 ** -20 * mass:
                 w *= 2
-            w = min(w, tail_start - k)
             starts.append(k)
             widths.append(w)
             k += w
+        tail_start = k
         n_cells = len(starts)
         if n_cells > NOISE_SLOTS - 1:
             raise RuntimeError(f"{n_cells} cells do not fit the alias table")
@@ -355,17 +345,21 @@ cdef class IntegerNoise:
         for i in range(n_cells):
             self.table.cell_start[i], self.table.cell_width[i] = starts[i], widths[i]
             low = math.exp(log_ratio(code, scale, starts[i] + widths[i] - 1, starts[i]))
+            if code == NOISE_GAUSSIAN and i == 0:
+                low = min(low, 0.5)  # 0 is kept with probability 1/2 (see keep_log_ratio)
             self.table.fast_accept[i] = int(low * (1.0 - 2.0 ** -45) * 2.0 ** 63)
+        wide = max(widths) > 2 ** NOISE_OFFSET_BITS
+        self.table.wide = wide
+        self.table.gaussian = 1 if code == NOISE_GAUSSIAN else 0
         for i in range(NOISE_SLOTS):  # the common case's packed copies
             self.table.slots[i].threshold_hi = self.table.threshold[i] >> 40
             self.table.slots[i].alias = self.table.alias[i]
             self.table.slots[i].unused = 0
             self.table.cells[i].start = self.table.cell_start[i]
-            self.table.cells[i].width = self.table.cell_width[i] if i < n_cells else 0
-            self.table.cells[i].fast_hi = self.table.fast_accept[i] >> 48
-        if max(widths) >= 2 ** 32:
-            for i in range(n_cells):  # too wide for the packed copy: the general path
-                self.table.cells[i].width = 0
+            self.table.cells[i].offset_mask = 0 if (wide or i >= n_cells) \
+                else self.table.cell_width[i] - 1
+            # 0 beyond the body cells: the tail always takes the general path
+            self.table.cells[i].fast_hi = self.table.fast_accept[i] >> 53 if i < n_cells else 0
         # cell probabilities as built (exact) against the ideal (double precision,
         # relative error well below 2**-48)
         alias_error = max(abs(u * den - num) / num for u, (num, den) in zip(units, exact))
@@ -373,15 +367,32 @@ cdef class IntegerNoise:
         if self.eta > NOISE_ETA:
             raise RuntimeError(f"noise table too coarse (eta = {self.eta:.3g})")
 
+    @property
+    def tail_start(self):
+        """K_T: the end of the body cells, where the geometric tail begins."""
+        return self.table.tail_start
+
+    @property
+    def cells(self):
+        """The body cells' starts and widths (powers of two), two int64 arrays."""
+        n = self.table.n_cells
+        return (np.array([self.table.cell_start[i] for i in range(n)], dtype=np.int64),
+                np.array([self.table.cell_width[i] for i in range(n)], dtype=np.int64))
+
     def draw(self, generator, Py_ssize_t size):
         """``size`` draws of J (Laplace: before the shift 1/2) from ``generator``."""
         out = np.empty(size, dtype=np.int64)
+        self.fill(generator, out)
+        return out
+
+    def fill(self, generator, out):
+        """Draws of J into ``out`` (a C-contiguous int64 array), as :meth:`draw`."""
         cdef int64_t[::1] view = out
         cdef bitgen_t* rng = generator_bitgen(generator)
-        cdef Py_ssize_t i
+        if view.shape[0] == 0:
+            return out
         with generator.bit_generator.lock, nogil:
-            for i in range(size):
-                view[i] = noise_draw(&self.table, rng)
+            noise_fill_int(&self.table, rng, view.shape[0], &view[0])
         return out
 
     def release(self, values, inv_grid, grid, generator):

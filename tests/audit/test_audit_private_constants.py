@@ -46,7 +46,7 @@ from _mechanisms import DELTA, GAUSSIAN_CLAIM, cached_noise_tables, variant
 
 N_ROWS = 64
 HIST_SAMPLES = 20_000
-STEP_SAMPLES = 10_000
+STEP_SAMPLES = 20_000  # 10,000 to learn the event, 10,000 to bound: the halved noise is found with room
 #: the histograms' multiplier: the Gaussian claim (2, 1e-3) exactly
 Z = calibrate_gaussian(GAUSSIAN_CLAIM, DELTA, 1)
 #: the step estimate's budget

@@ -1,0 +1,111 @@
+"""A sweep's cost per task and its speed-up with workers: ``python asv_benchmarks/sweep_scaling.py``.
+
+The sweep of ``docs/scaling.rst``: 240 fits on the dorothea-shaped problem
+(logistic + L1, public smoothness bounds), DP-GCD ``n_iter`` {1, 2, 4, 8} x
+``clip`` logspace(0, 3, 5) x ``step_size`` {1, 2} and DP-CD ``passes`` {0.1, 0.5}
+x ``clip`` logspace(-2, 1, 5) x ``step_size`` {1, 2}, 4 runs each, epsilon 1,
+through :func:`sparsedp.experiments.run_grid`.  Printed:
+
+* the wall time with ``n_jobs=1`` and ``n_jobs=2`` (loky, warm workers: one
+  sweep first to start them), repeated, medians, and the speed-up;
+* the sum of the fits' own times (the ``time`` column) and the **overhead per
+  task**: ``(n_jobs * wall - sum of fit times) / tasks``, what a task costs
+  beyond its fit (dispatch, accounting of its report, its objective);
+* the **projection to 16 workers** these imply, ``(sum of fit times +
+  overhead) / 16`` for a perfectly balanced sweep, if the fits kept their speed
+  (on a real 16-core machine they share memory bandwidth, docs/scaling.rst);
+* with ``--dask``, the same sweep on a local ``dask.distributed`` cluster of
+  two single-threaded worker processes (``joblib.parallel_config(backend="dask")``).
+
+``--rounds K`` sets the repeats (default 3).
+"""
+import argparse
+import statistics
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))
+from common import dorothea_like  # noqa: E402
+
+from sparsedp.datafits import Logistic  # noqa: E402
+from sparsedp.experiments import Problem, run_grid  # noqa: E402
+from sparsedp.penalties import L1  # noqa: E402
+
+GRID = {
+    "dp_gcd": {"n_iter": [1, 2, 4, 8], "clip": list(np.logspace(0, 3, 5)),
+               "step_size": [1.0, 2.0]},
+    "dp_cd": {"passes": [0.1, 0.5], "clip": list(np.logspace(-2, 1, 5)),
+              "step_size": [1.0, 2.0]},
+}
+N_RUNS = 4
+
+
+def problem():
+    X, y = dorothea_like(logistic=True)
+    # |X_ij| <= 1 and the logistic loss is 1/4-smooth: M_j <= 1/4, a public bound
+    p = Problem("dorothea-shaped", X, y, Logistic(), L1(1e-3),
+                smoothness=np.full(X.shape[1], 0.25))
+    p.f_star  # computed once, before any timing
+    return p
+
+
+def sweep(prob, n_jobs, seed):
+    """Wall time and the fits' summed time of one sweep (fresh seeds each call)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        start = time.perf_counter()
+        rows = run_grid(prob, GRID, epsilon=1.0, delta=1e-6, n_runs=N_RUNS, n_jobs=n_jobs,
+                        progress=False, seed=seed)
+        wall = time.perf_counter() - start
+    final = [r for r in rows if r["final"]]
+    return wall, sum(r["time"] for r in final), len(final)
+
+
+def report(label, walls, fits, tasks, n_jobs):
+    wall, fit = statistics.median(walls), statistics.median(fits)
+    overhead = (n_jobs * wall - fit) / tasks
+    print(f"{label:24s} wall {wall:6.2f} s  fits {fit:6.2f} s  "
+          f"overhead {1e3 * overhead:6.2f} ms/task ({tasks} tasks)")
+    return wall, fit, overhead
+
+
+def main(rounds=3, dask=False):
+    prob = problem()
+    sweep(prob, 2, seed=10_000)  # start the loky workers (and warm this process)
+    sweep(prob, 1, seed=10_001)
+    one, two = [], []
+    for r in range(rounds):  # interleaved: a burst of load hits both alike
+        one.append(sweep(prob, 1, seed=r))
+        two.append(sweep(prob, 2, seed=100 + r))
+    tasks = one[0][2]
+    print(f"240-fit sweep (DP-GCD and DP-CD, dorothea-shaped), medians of {rounds} rounds")
+    w1, f1, o1 = report("n_jobs=1", [w for w, _, _ in one], [f for _, f, _ in one], tasks, 1)
+    w2, f2, o2 = report("n_jobs=2 (loky)", [w for w, _, _ in two], [f for _, f, _ in two],
+                        tasks, 2)
+    print(f"speed-up with n_jobs=2: {w1 / w2:.2f}x")
+    proj = (f1 + o2 * tasks) / 16
+    print(f"projection to 16 workers (fits as on one worker + the 2-worker overhead, "
+          f"balanced): {proj:.2f} s, {w1 / proj:.1f}x")
+    if dask:
+        import joblib
+        from dask.distributed import Client, LocalCluster
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                          dashboard_address=None) as cluster, Client(cluster):
+            with joblib.parallel_config(backend="dask"):
+                sweep(prob, -1, seed=20_000)  # warm the workers
+                runs = [sweep(prob, -1, seed=200 + r) for r in range(rounds)]
+        wd, _, _ = report("dask LocalCluster(2x1)", [w for w, _, _ in runs],
+                          [f for _, f, _ in runs], tasks, 2)
+        print(f"speed-up on the 2-worker Dask cluster: {w1 / wd:.2f}x")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--dask", action="store_true")
+    args = parser.parse_args()
+    main(args.rounds, args.dask)
