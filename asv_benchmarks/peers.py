@@ -18,6 +18,12 @@ dp_cd   one DP-CD pass (p noisy steps) vs one scikit-learn Lasso epoch; the
 dp_gcd  one DP-GCD iteration (incremental gradient, lazy noisy max) vs the naive
         iteration (scipy full gradient, p Laplace draws, argmax), on real
         dorothea (logistic + L1) and a 20,000 x 1,000,000 synthetic problem.
+noise   one floating-point-safe Gaussian draw vs one numpy float normal
+        (``benchmarks.common.gaussian_floor``).
+dp_sgd  ``dp_sgd_epoch.py``: a DP-SGD epoch (lazy noise) vs ``SGDClassifier``'s.
+dp_scd  ``dp_scd_epoch.py``: a DP-SCD epoch vs ``SGDClassifier``'s.
+sweep   ``sweep_scaling.py --dask``: the overhead per task of a 240-fit sweep, its
+        speed-up with ``n_jobs=2`` and on a 2-worker Dask cluster.
 Run a subset with e.g. ``python asv_benchmarks/peers.py cd``.
 """
 import os
@@ -272,7 +278,43 @@ def section_dp_gcd():
                   f"{1e3 * peer:.2f} ms/iteration, speed-up = {peer / ours:.0f}x")
 
 
-SECTIONS = {"cd": section_cd, "dp_cd": section_dp_cd, "dp_gcd": section_dp_gcd}
+def section_noise(rounds=5):
+    """One floating-point-safe Gaussian draw against one numpy float normal."""
+    from benchmarks.common import gaussian_floor
+    print("== one safe Gaussian (IntegerNoise.fill, scale 2**28) vs numpy's "
+          "standard_normal(out=...), 728,000 draws, default_rng (PCG64) ==")
+    rows = [gaussian_floor(728_000, rounds=7) for _ in range(rounds)]
+    ratios = [a / b for a, b in rows]
+    ours, theirs = np.median([a for a, _ in rows]), np.median([b for _, b in rows])
+    print(f"ours {1e9 * ours / 728_000:.2f} ns a draw, numpy {1e9 * theirs / 728_000:.2f} ns: "
+          f"ratio {np.median(ratios):.3f} (rounds' range {min(ratios):.3f}-{max(ratios):.3f})")
+
+
+def section_dp_sgd():
+    import dp_sgd_epoch
+    print("== DP-SGD epoch (lazy noise, batch 1) vs SGDClassifier ==")
+    dp_sgd_epoch.main()
+
+
+def section_dp_scd():
+    import dp_scd_epoch
+    print("== DP-SCD epoch (lazy noise) vs SGDClassifier ==")
+    argv, sys.argv = sys.argv, sys.argv[:1]
+    try:
+        dp_scd_epoch.main()
+    finally:
+        sys.argv = argv
+
+
+def section_sweep():
+    import sweep_scaling
+    print("== a 240-fit sweep: overhead per task, n_jobs=2, a 2-worker Dask cluster ==")
+    sweep_scaling.main(rounds=3, dask=True)
+
+
+SECTIONS = {"noise": section_noise, "cd": section_cd, "dp_cd": section_dp_cd,
+            "dp_gcd": section_dp_gcd, "dp_sgd": section_dp_sgd, "dp_scd": section_dp_scd,
+            "sweep": section_sweep}
 
 
 def main(argv):

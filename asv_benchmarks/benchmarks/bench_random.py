@@ -34,3 +34,25 @@ class IntegerNoise:
 
     def time_draw(self, law, scale):
         self.noise.draw(self.rng, SIZE)
+
+
+class GaussianFloor:
+    """One safe Gaussian draw against one numpy float normal (issue: at most half)."""
+
+    def setup(self):
+        from sparsedp.random import IntegerNoise as Noise
+        self.rng = np.random.default_rng(0)
+        self.noise = Noise("gaussian", 2.0 ** 28)
+        self.ints, self.floats = np.empty(SIZE, dtype=np.int64), np.empty(SIZE)
+
+    def time_safe_fill(self):
+        self.noise.fill(self.rng, self.ints)
+
+    def time_numpy_standard_normal(self):
+        self.rng.standard_normal(out=self.floats)
+
+    def track_ratio_to_numpy(self):
+        from .common import gaussian_floor
+        ours, numpy = gaussian_floor(SIZE, rounds=9)
+        return ours / numpy
+    track_ratio_to_numpy.unit = "ratio"

@@ -57,9 +57,9 @@ cdef int64_t noise_draw_from(const NoiseTable* table, bitgen_t* rng,
 # word that leaves a comparison undecided goes to noise_draw_from, which takes
 # the same decisions on the same words: the law is that of full-width uniforms.
 cdef inline int64_t noise_draw_word(const NoiseTable* table, bitgen_t* rng, uint64_t word,
-                                    bint wide) noexcept nogil:
-    # the draw whose first word is ``word``; ``wide`` is ``table.wide`` (a
-    # parameter, so that a fill decides it once)
+                                    bint wide, int64_t gaussian) noexcept nogil:
+    # the draw whose first word is ``word``; ``wide`` and ``gaussian`` are the
+    # table's (parameters, so that a fill reads them once)
     cdef uint64_t slot = word >> 55
     cdef uint64_t prefix = (word >> 40) & 0x7FFF
     cdef uint64_t thr_hi = table.slots[slot].threshold_hi
@@ -77,13 +77,13 @@ cdef inline int64_t noise_draw_word(const NoiseTable* table, bitgen_t* rng, uint
     else:
         offset = (word >> 1) & ce.offset_mask
     # k, -k (Gaussian: 0 either way, kept half as often) or -k - 1 (Laplace)
-    return ((ce.start + <int64_t> offset) ^ -neg) + (neg & table.gaussian)
+    return ((ce.start + <int64_t> offset) ^ -neg) + (neg & gaussian)
 
 
 cdef inline int64_t noise_draw(const NoiseTable* table, bitgen_t* rng) noexcept nogil:
     if table.wide:
-        return noise_draw_word(table, rng, rng.next_uint64(rng.state), True)
-    return noise_draw_word(table, rng, rng.next_uint64(rng.state), False)
+        return noise_draw_word(table, rng, rng.next_uint64(rng.state), True, table.gaussian)
+    return noise_draw_word(table, rng, rng.next_uint64(rng.state), False, table.gaussian)
 
 # count draws plus the table's shift (the draws of noise_draw)
 cdef void noise_fill(const NoiseTable* table, bitgen_t* rng, Py_ssize_t count,

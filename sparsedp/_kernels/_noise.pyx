@@ -226,24 +226,29 @@ cdef void noise_fill(const NoiseTable* table, bitgen_t* rng, Py_ssize_t count,
     """``count`` draws of :func:`noise_draw` plus the table's shift."""
     cdef Py_ssize_t i
     cdef double shift = table.shift
+    cdef int64_t gaussian = table.gaussian
     if table.wide:
         for i in range(count):
-            out[i] = <double> noise_draw_word(table, rng, next64(rng), True) + shift
+            out[i] = <double> noise_draw_word(table, rng, next64(rng), True, gaussian) + shift
     else:
         for i in range(count):
-            out[i] = <double> noise_draw_word(table, rng, next64(rng), False) + shift
+            out[i] = <double> noise_draw_word(table, rng, next64(rng), False, gaussian) + shift
 
 
 cdef void noise_fill_int(const NoiseTable* table, bitgen_t* rng, Py_ssize_t count,
                          int64_t* out) noexcept nogil:
     """``count`` draws of :func:`noise_draw` (integers, without the shift)."""
     cdef Py_ssize_t i
+    cdef int64_t gaussian = table.gaussian
+    cdef uint64_t (*next_word)(void* st) noexcept nogil
+    cdef void* state = rng.state
+    next_word = rng.next_uint64
     if table.wide:
         for i in range(count):
-            out[i] = noise_draw_word(table, rng, next64(rng), True)
+            out[i] = noise_draw_word(table, rng, next_word(state), True, gaussian)
     else:
         for i in range(count):
-            out[i] = noise_draw_word(table, rng, next64(rng), False)
+            out[i] = noise_draw_word(table, rng, next_word(state), False, gaussian)
 
 
 def _vose(units, n_slots, slot_units):

@@ -97,6 +97,7 @@ class Problem:
                                   else check_real(global_smoothness, "global_smoothness"))
         self.tol = check_real(tol, "tol")
         self._optimum = None
+        self._support = None
 
     @property
     def n_samples(self):
@@ -139,7 +140,10 @@ class Problem:
 
     @property
     def support(self):
-        return np.flatnonzero(self.w_star)
+        """The indices of the nonzero coefficients of ``w*`` (computed once)."""
+        if getattr(self, "_support", None) is None:
+            self._support = np.flatnonzero(self.w_star)
+        return self._support
 
     def applicable(self, solver):
         """None if ``solver`` (a name, a key or a spec) can run on this problem, else

@@ -64,9 +64,16 @@ class GridRelease:
                 f"{n_terms * MIN_SCALE / MAX_GRID_INTEGER:.3g}): use a smaller epsilon, "
                 "or epsilon=inf "
                 "for no noise")
-        self.noise = IntegerNoise(law, int_scale)
+        self.noise = _integer_noise(IntegerNoise, law, int_scale)
         self.grid, self.inv_grid = grid_for(sensitivity, self.rho, self.points)
         self.scales = multiplier * self.rho * sensitivity
+
+
+@functools.lru_cache(maxsize=64)
+def _integer_noise(cls, law, scale):
+    """``cls(law, scale)``, an IntegerNoise (cached per process: a table takes about
+    1.5 ms to build, and is only read once built; the class is part of the key)."""
+    return cls(law, scale)
 
 
 @functools.lru_cache(maxsize=48)
