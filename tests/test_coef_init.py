@@ -31,15 +31,18 @@ def test_noiseless_run_from_the_optimum_stays_there(solver):
 
 @pytest.mark.parametrize("lazy", [True, False])
 def test_dp_sgd_noise_does_not_depend_on_the_start(lazy):
-    """w(T) - w_init-run is the same noise whatever the start (a linear step): with
-    full batches the data part is a contraction, the noise part identical."""
+    """w(T) - w_init-run is the same noise whatever the start: with full batches the
+    data part is a contraction, the noise part identical.  The logistic step is not
+    linear, so the two differences agree only as the paths from the two starts
+    meet: after 20 passes within 0.12 of the largest (seeds 0-9; 0.33 after 5
+    passes), where independent noises would differ by about 1.4 of it."""
     X, y, w_star = problem()
-    kw = dict(epsilon=20.0, delta=1e-5, clip=100.0, passes=5, batch_size=300, lazy=lazy)
+    kw = dict(epsilon=20.0, delta=1e-5, clip=100.0, passes=20, batch_size=300, lazy=lazy)
     for seed in range(3):
         noisy = [dp_sgd(X, y, Logistic(), L2(0.01), coef_init=w, random_state=seed, **kw).coef
                  for w in (None, w_star)]
         clean = [dp_sgd(X, y, Logistic(), L2(0.01), epsilon=INF, delta=1e-5, clip=INF,
-                        passes=5, batch_size=300, coef_init=w, random_state=seed).coef
+                        passes=20, batch_size=300, coef_init=w, random_state=seed).coef
                  for w in (None, w_star)]
         # the same integer noise enters both runs; the paths differ by the data term only
         d0, d1 = noisy[0] - clean[0], noisy[1] - clean[1]
