@@ -214,19 +214,24 @@ def test_prediction_clips_as_the_fit_did():
 
 
 def test_the_private_default_learns():
-    """The 2,000 x 30 lasso: the private default beats w = 0 clearly (its relative
-    error below half of w = 0's), seeds 0-2."""
+    """The 2,000 x 30 lasso: the private default beats w = 0 clearly: the median
+    relative error of seeds 0-9 is below half of w = 0's.  A single fit misses that
+    about one time in 20 (5 of seeds 20-119 reach w = 0's error: the private
+    constants' noise at epsilon = 1 on 2,000 rows), so the median of 10 misses it
+    with probability about 6e-5."""
     X, t, _ = _data(seed=3)
     Xc = sp.csc_array(X)
     from sparsedp.solvers import exact
     pen = L1(1e-2)
     f_star = exact(Xc, t, Squared(), pen).diagnostics.objective
     zero = (Squared().value(np.zeros(X.shape[0]), t) - f_star) / f_star
-    for seed in range(3):
+    errors = []
+    for seed in range(10):
         est = DPLasso(alpha=1e-2, epsilon=1.0, fit_intercept=False, random_state=seed).fit(X, t)
         Xm = clip_to_bounds(Xc, est.feature_clip_) if est.feature_clip_ is not None else Xc
         F = Squared().value(Xm @ est.coef_, t) + pen.value(est.coef_)
-        assert (F - f_star) / f_star < zero / 2
+        errors.append((F - f_star) / f_star)
+    assert np.median(errors) < zero / 2, errors
 
 
 @pytest.mark.parametrize("value", ["yes", 1, None])
