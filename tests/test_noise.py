@@ -372,6 +372,16 @@ def test_bad_arguments_are_refused():
         grid_scale(0.0, 10)
     with pytest.raises(TypeError, match="Generator"):
         IntegerNoise("gaussian", 10000.0).draw(np.random.RandomState(0), 3)
+    noise, rng = IntegerNoise("gaussian", 10000.0), np.random.default_rng(0)
+    for out in (np.empty(3), np.empty((2, 2), dtype=np.int64), np.empty(6, dtype=np.int64)[::2],
+                [0, 0, 0]):
+        with pytest.raises(TypeError, match="out must be a writeable, C-contiguous"):
+            noise.fill(rng, out)
+    frozen = np.empty(3, dtype=np.int64)
+    frozen.flags.writeable = False
+    with pytest.raises(TypeError, match="out must be"):
+        noise.fill(rng, frozen)
+    assert noise.fill(rng, np.empty(0, dtype=np.int64)).size == 0
 
 
 def test_grid_scale_keeps_the_integer_law_fine():

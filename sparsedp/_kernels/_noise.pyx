@@ -392,6 +392,12 @@ cdef class IntegerNoise:
 
     def fill(self, generator, out):
         """Draws of J into ``out`` (a C-contiguous int64 array), as :meth:`draw`."""
+        if not (isinstance(out, np.ndarray) and out.dtype == np.int64 and out.ndim == 1
+                and out.flags.c_contiguous and out.flags.writeable):
+            raise TypeError("out must be a writeable, C-contiguous, one-dimensional int64 "
+                            f"numpy array, got {type(out).__name__}"
+                            + (f" of dtype {out.dtype} and shape {out.shape}"
+                               if isinstance(out, np.ndarray) else ""))
         cdef int64_t[::1] view = out
         cdef bitgen_t* rng = generator_bitgen(generator)
         if view.shape[0] == 0:
