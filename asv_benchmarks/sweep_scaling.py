@@ -26,31 +26,12 @@ import time
 import warnings
 from pathlib import Path
 
-import numpy as np
-
 sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))
-from common import dorothea_like  # noqa: E402
+from common import SWEEP_GRID as GRID, sweep_problem as problem  # noqa: E402
 
-from sparsedp.datafits import Logistic  # noqa: E402
-from sparsedp.experiments import Problem, run_grid  # noqa: E402
-from sparsedp.penalties import L1  # noqa: E402
+from sparsedp.experiments import run_grid  # noqa: E402
 
-GRID = {
-    "dp_gcd": {"n_iter": [1, 2, 4, 8], "clip": list(np.logspace(0, 3, 5)),
-               "step_size": [1.0, 2.0]},
-    "dp_cd": {"passes": [0.1, 0.5], "clip": list(np.logspace(-2, 1, 5)),
-              "step_size": [1.0, 2.0]},
-}
 N_RUNS = 4
-
-
-def problem():
-    X, y = dorothea_like(logistic=True)
-    # |X_ij| <= 1 and the logistic loss is 1/4-smooth: M_j <= 1/4, a public bound
-    p = Problem("dorothea-shaped", X, y, Logistic(), L1(1e-3),
-                smoothness=np.full(X.shape[1], 0.25))
-    p.f_star  # computed once, before any timing
-    return p
 
 
 def sweep(prob, n_jobs, seed):

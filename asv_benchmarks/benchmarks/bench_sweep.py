@@ -7,16 +7,7 @@ warm); ``track_overhead_ms`` is what a task costs beyond its fit, in ms.
 import time
 import warnings
 
-import numpy as np
-
-from .common import dorothea_like
-
-GRID = {
-    "dp_gcd": {"n_iter": [1, 2, 4, 8], "clip": list(np.logspace(0, 3, 5)),
-               "step_size": [1.0, 2.0]},
-    "dp_cd": {"passes": [0.1, 0.5], "clip": list(np.logspace(-2, 1, 5)),
-              "step_size": [1.0, 2.0]},
-}
+from .common import SWEEP_GRID as GRID, sweep_problem
 
 
 class Sweep:
@@ -25,13 +16,7 @@ class Sweep:
     timeout = 300
 
     def setup(self, n_jobs):
-        from sparsedp.datafits import Logistic
-        from sparsedp.experiments import Problem
-        from sparsedp.penalties import L1
-        X, y = dorothea_like(logistic=True)
-        self.problem = Problem("dorothea-shaped", X, y, Logistic(), L1(1e-3),
-                               smoothness=np.full(X.shape[1], 0.25))
-        self.problem.f_star
+        self.problem = sweep_problem()
         self.seed = 0
         self._run(n_jobs)  # warm the workers
 

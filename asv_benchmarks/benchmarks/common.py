@@ -59,6 +59,28 @@ def datafit_problem(name):
     return (datafit,) + tuple(check_X_y(X, y, datafit))
 
 
+#: the sweep of docs/scaling.rst (with 4 runs: 240 fits): DP-GCD and DP-CD points
+SWEEP_GRID = {
+    "dp_gcd": {"n_iter": [1, 2, 4, 8], "clip": list(np.logspace(0, 3, 5)),
+               "step_size": [1.0, 2.0]},
+    "dp_cd": {"passes": [0.1, 0.5], "clip": list(np.logspace(-2, 1, 5)),
+              "step_size": [1.0, 2.0]},
+}
+
+
+def sweep_problem():
+    """The sweep's Problem: dorothea-shaped logistic + L1 with public smoothness
+    bounds (|X_ij| <= 1 and the logistic loss is 1/4-smooth: M_j <= 1/4), F* computed."""
+    from sparsedp.datafits import Logistic
+    from sparsedp.experiments import Problem
+    from sparsedp.penalties import L1
+    X, y = dorothea_like(logistic=True)
+    problem = Problem("dorothea-shaped", X, y, Logistic(), L1(1e-3),
+                      smoothness=np.full(X.shape[1], 0.25))
+    problem.f_star
+    return problem
+
+
 def gaussian_floor(count, rounds=7):
     """Medians of drawing ``count`` Gaussians: ``(integer sampler, numpy float)`` seconds.
 
