@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_bool, check_integer, check_privacy_budget
+from .._warnings import find_stack_level
 from ._grid import task_seed
 
 __all__ = ["PRIVATE_SEARCH", "estimator_for", "run_private_search"]
@@ -136,7 +137,7 @@ def run_private_search(problems, solvers, *, epsilon, delta, n_runs=1, seed=0, n
                   file=sys.stderr, flush=True)
         rows.append(row)
     for reason in skipped:
-        warnings.warn(f"not run: {reason}", UserWarning, stacklevel=2)
+        warnings.warn(f"not run: {reason}", UserWarning, stacklevel=find_stack_level())
     return rows
 
 

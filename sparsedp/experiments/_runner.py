@@ -4,6 +4,7 @@ import warnings
 from pathlib import Path
 
 from .._validation import check_bool, check_instances, check_integer, check_privacy_budget
+from .._warnings import find_stack_level
 from ..exceptions import PrivacyLeakWarning
 from ._grid import expand_grid, params_json, run_task, task_seed
 from ._problem import Problem
@@ -224,7 +225,7 @@ def run_grid(problems, grid, *, epsilon, delta, n_runs=5, n_jobs=1, results=None
                 s = task_seed(seed, problem.name, solver, params, run, epsilon, delta)
                 tasks.append((problem, solver, params, run, s, epsilon, delta, trace))
     for reason in skipped.values():
-        warnings.warn(f"not run: {reason}", UserWarning, stacklevel=2)
+        warnings.warn(f"not run: {reason}", UserWarning, stacklevel=find_stack_level())
     if not tasks:
         raise ValueError("no task to run: every solver of the grid was skipped on every "
                          "problem")
@@ -243,7 +244,7 @@ def _warn_leaks(rows):
         warnings.warn(
             f"{solver} on {name!r}: the fits used constants computed from the data (no "
             f"public smoothness given), their privacy reports say epsilon = inf: not "
-            f"private", PrivacyLeakWarning, stacklevel=3)
+            f"private", PrivacyLeakWarning, stacklevel=find_stack_level())
 
 
 def rerun_best(problems, results, *, n_runs=10, seed=1, by_passes=False, n_jobs=1,

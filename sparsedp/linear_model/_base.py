@@ -26,6 +26,7 @@ from sklearn.utils.validation import (assert_all_finite, check_consistent_length
 
 from .._validation import (check_bool, check_integer, check_option, check_real,
                            check_random_state, check_X)
+from .._warnings import find_stack_level
 from ..exceptions import PrivacyLeakWarning
 from ..datafits import Hinge, Logistic, Squared, SquaredHinge
 from ..penalties import L1, L2, ElasticNet, as_penalty
@@ -478,7 +479,8 @@ class DPLinearModel(BaseEstimator):
         generator = check_random_state(self.random_state)
         kw, leaks, constants = self._solver_kwargs(params, X, targets, generator)
         for name, description in leaks:
-            warnings.warn(f"{name}: {description}", PrivacyLeakWarning, stacklevel=4)
+            warnings.warn(f"{name}: {description}", PrivacyLeakWarning,
+                          stacklevel=find_stack_level())
         self.solver_params_ = dict(kw)
         kw["penalty"] = params["penalty"]
         seeds = [generator] if k == 1 else generator.spawn(k)  # k = 1: the functional API's draws
@@ -486,7 +488,7 @@ class DPLinearModel(BaseEstimator):
         solver = params["solver"]
         if init is not None and not params["spec"].takes("coef_init"):
             warnings.warn(f"warm_start is ignored by solver={solver!r} (it takes no starting "
-                          f"point)", UserWarning, stacklevel=3)
+                          f"point)", UserWarning, stacklevel=find_stack_level())
             init = None
 
         start = seeds[0].bit_generator.state  # a re-tried first fit draws the same bits

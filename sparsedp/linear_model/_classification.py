@@ -8,6 +8,7 @@ from sklearn.base import ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 
 from .._validation import check_option
+from .._warnings import find_stack_level
 from ..datafits import Hinge, Logistic, SquaredHinge
 from ..exceptions import PrivacyLeakWarning
 from ._base import DPLinearModel, penalty_of, store_params
@@ -119,7 +120,8 @@ class _DPClassifier(ClassifierMixin, DPLinearModel):
                                  f"in the data, got one class: {classes[0]!r}")
         params = self._check_params(*X.shape)
         if not declared and math.isfinite(params["epsilon"]):
-            warnings.warn(f"classes: {_LEAK}", PrivacyLeakWarning, stacklevel=2)
+            warnings.warn(f"classes: {_LEAK}", PrivacyLeakWarning,
+                          stacklevel=find_stack_level())
         design = self._design(X, params)
         if classes.size == 2:
             targets, names = [np.where(y == classes[1], 1.0, -1.0)], ["model"]

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._warnings import find_stack_level
 from ..privacy import PrivacyLedger, calibrate_gaussian, gdp_epsilon
 from ..solvers._dp_gcd import STEP_SHARE
 from ..solvers._scales import (ESTIMATE_SHARE, FEATURE_SHARE, private_row_scales,
@@ -145,7 +146,8 @@ def estimate_constants(X, y, datafit, spec, smoothness_kw, budget, params, gener
             f"the private estimates of the data's scales saw nothing above their noise "
             f"({', '.join(rows.undetected)}: n = {X.shape[0]} rows at epsilon = "
             f"{epsilon:g}); they take unit scales. Give public constants (feature_bounds, "
-            f"smoothness, clip, target_bound) for a better fit", UserWarning, stacklevel=5)
+            f"smoothness, clip, target_bound) for a better fit", UserWarning,
+            stacklevel=find_stack_level())
     epsilon_left = gdp_epsilon(math.sqrt(1.0 - share) * mu, delta)
     return PrivateConstants(kwargs, trace, rows.target_rms, ledger, epsilon_left, bounds,
                             rows.target_bound)

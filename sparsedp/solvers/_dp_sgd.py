@@ -32,6 +32,7 @@ from .._kernels import kernel_id
 from .._kernels._dp_sgd_fast import Schedule, sgd_eager, sgd_lazy
 from .._kernels._noise import IntegerNoise
 from .._validation import check_bool, check_real
+from .._warnings import find_stack_level
 from ..exceptions import PrivacyLeakWarning
 from ..privacy import calibrate_gaussian
 from ._base import Budget, KernelOutput, check_coef_init, check_memory, check_problem, csr_rows
@@ -245,7 +246,8 @@ class DPSGD(BatchSolver):
         description = ("the global smoothness beta ||X||_2^2 / n, computed from the data for "
                        "the step size (smoothness='leak'); leave smoothness None for a private "
                        "estimate, or pass global_smoothness")
-        warnings.warn(f"smoothness: {description}", PrivacyLeakWarning, stacklevel=5)
+        warnings.warn(f"smoothness: {description}", PrivacyLeakWarning,
+                      stacklevel=find_stack_level())
         ledger.add_leak("smoothness", description)
         return global_smoothness_of(problem.X, problem.datafit)
 

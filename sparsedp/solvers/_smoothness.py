@@ -14,6 +14,7 @@ import warnings
 import numpy as np
 
 from .._validation import check_real
+from .._warnings import find_stack_level
 from ..exceptions import PrivacyLeakWarning
 from ._release import GridRelease
 
@@ -21,9 +22,10 @@ __all__ = ["resolve_smoothness", "private_smoothness", "clip_thresholds", "estim
            "check_fraction"]
 
 
-def _leak(ledger, name, description, stacklevel=4):
-    """Warn (PrivacyLeakWarning) and record a leak on the ledger."""
-    warnings.warn(f"{name}: {description}", PrivacyLeakWarning, stacklevel=stacklevel)
+def _leak(ledger, name, description):
+    """Warn (PrivacyLeakWarning, naming the user's line) and record a leak on the ledger."""
+    warnings.warn(f"{name}: {description}", PrivacyLeakWarning,
+                  stacklevel=find_stack_level())
     ledger.add_leak(name, description)
 
 
