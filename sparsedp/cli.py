@@ -10,6 +10,7 @@ cost of that tuning, and writes the plot of the error against the passes.
 Everything it prints about utility is a non-private diagnostic.
 """
 import argparse
+import contextlib
 import json
 import sys
 import time
@@ -111,7 +112,7 @@ def _as_csc(X):
     return sp.csc_array(X) if sp.issparse(X) else sp.csc_array(np.asarray(X, dtype=np.float64))
 
 
-def private_tuning(problem, names, epsilon, delta, seed, out, tuned=None):
+def private_tuning(problem, names, epsilon, delta, seed, out, tuned=None, progress=False):
     """Each solver tuned end to end by :class:`~sparsedp.model_selection.PrivateSearch`
     (the whole search within (epsilon, delta);
     :func:`~sparsedp.experiments.run_private_search`): print and return its relative
@@ -123,9 +124,15 @@ def private_tuning(problem, names, epsilon, delta, seed, out, tuned=None):
     f_star, errors = problem.f_star, {}
     f_zero = problem.datafit.value(np.zeros(problem.n_samples), problem.y)
     zero = (f_zero + problem.penalty.value(np.zeros(problem.n_features)) - f_star) / f_star
-    with warnings.catch_warnings(record=True) as caught:
+    rows = []
+    with warnings.catch_warnings(record=True) as caught, \
+            _Stages(progress).bar("private searches", "search", total=len(names)) as bar:
         warnings.simplefilter("always", UserWarning)
-        rows = run_private_search(problem, names, epsilon=epsilon, delta=delta, seed=seed)
+        for name in names:  # one at a time: the bar moves (the seeds do not depend on it)
+            rows += run_private_search(problem, [name], epsilon=epsilon, delta=delta,
+                                       seed=seed)
+            if bar is not None:
+                bar.update(1)
     for w in caught:
         if str(w.message).startswith("not run: "):
             print(f"  skipped: {str(w.message)[len('not run: '):]}", file=out)
@@ -143,8 +150,9 @@ def private_tuning(problem, names, epsilon, delta, seed, out, tuned=None):
     return errors
 
 
-def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=None, penalty="l1", alpha=None, grid="quick", runs=3, jobs=1, seed=0,
-            smoothness="private", feature_bound=None, plot=None, results=None, progress=False,
+def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=None, penalty="l1",
+            alpha=None, grid="quick", runs=3, jobs=1, seed=0,
+            smoothness="private", feature_bound=None, plot=None, results=None, progress=None,
             data_home=None, download=True, out=None, tune_privately=False, fresh_runs=5,
             in_sample=False):
     """Run the comparison and print its report; return the summary rows.
@@ -157,12 +165,25 @@ def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=None, p
     ``tune_privately``: also each solver tuned by a private search
     (:func:`private_tuning`), its end-to-end private error beside the table's
     best of the grid (tuned on the data).
+    ``progress``: progress bars and the name of each stage on stderr (None: when
+    stderr is a terminal).  ``epsilon=inf`` runs the same algorithms without noise.
+
+    Every argument is checked before any work starts (:class:`UsageError`).
     """
     out = sys.stdout if out is None else out
     from .experiments import rerun_best, run_grid, summarize, support_table, tuning_cost
     from .experiments import grid_size
 
+    plot, matplotlib_missing = _check_compare_args(
+        dataset=dataset, epsilon=epsilon, delta=delta, solvers=solvers, penalty=penalty,
+        alpha=alpha, grid=grid, runs=runs, jobs=jobs, seed=seed, smoothness=smoothness,
+        feature_bound=feature_bound, plot=plot, results=results,
+        tune_privately=tune_privately, fresh_runs=fresh_runs)
+    from ._progress import stderr_is_terminal
+    progress = stderr_is_terminal() if progress is None else bool(progress)
+    stage = _Stages(progress)
     start = time.perf_counter()
+    stage(f"loading {dataset}")
     problem, head, notes = build_problem(
         dataset, penalty=penalty, alpha=alpha, smoothness=smoothness,
         feature_bound=feature_bound, data_home=data_home, download=download, seed=seed)
@@ -184,6 +205,8 @@ def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=None, p
     for note in notes:
         print("  " + note, file=out)
     t = time.perf_counter()
+    with stage.bar("exact solution (non-private)", unit="epoch") as bar:
+        problem.solve(callback=_exact_callback(bar, problem.tol))
     f_star = problem.f_star
     print(f"exact solution (non-private): F* = {f_star:.6g}, {problem.support.size} nonzeros, "
           f"{time.perf_counter() - t:.1f} s", file=out)
@@ -193,9 +216,12 @@ def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=None, p
     with warnings.catch_warnings():
         if smoothness == "data":  # disclosed above, and in the table ("inf (leak)")
             warnings.simplefilter("ignore", PrivacyLeakWarning)
+        stage(f"grid: {sum(grid_size(spec).values()) * runs} private fits "
+              f"({', '.join(names)})")
         rows = run_grid(problem, spec, epsilon=epsilon, delta=delta, n_runs=runs,
                         n_jobs=jobs, results=results, progress=progress, seed=seed)
         fresh_csv = None if results is None else Path(results).with_suffix(".fresh.csv")
+        stage(f"fresh seeds: each solver's best point, {fresh_runs} runs")
         fresh = rerun_best(problem, rows, n_runs=fresh_runs, seed=seed + 1, n_jobs=jobs,
                            fresh_results=fresh_csv, progress=progress)
     summary = summarize(rows, fresh=fresh, in_sample=in_sample)
@@ -205,20 +231,132 @@ def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=None, p
     print(support_table(rows, fresh=fresh), file=out)
     points = sum(grid_size(spec).values())
     print(file=out)
-    print(tuning_cost(points, runs, epsilon=epsilon, delta=delta), file=out)
+    if np.isfinite(epsilon):
+        print(tuning_cost(points, runs, epsilon=epsilon, delta=delta), file=out)
+    else:
+        print("tuning cost: none to count (epsilon = inf: the fits add no noise)", file=out)
     if tune_privately:
+        stage("private tuning: one PrivateSearch per solver")
         tuned = {get_spec(r["solver"]).label: r["rel_error_mean"] for r in summary.rows}
-        private_tuning(problem, names, epsilon, delta, seed, out, tuned=tuned)
-    if plot:
-        try:
-            from .experiments import plot_error_vs_passes
-            plot_error_vs_passes(rows, path=plot)
-            print(f"\nplot: {plot}", file=out)
-        except ImportError:
-            print("\nno plot: matplotlib is not installed (pip install 'sparsedp[experiments]')",
-                  file=out)
+        private_tuning(problem, names, epsilon, delta, seed, out, tuned=tuned,
+                       progress=progress)
+    if plot and matplotlib_missing:
+        print("\nno plot: matplotlib is not installed (pip install 'sparsedp[experiments]')",
+              file=out)
+    elif plot:
+        stage(f"plot: {plot}")
+        from .experiments import plot_error_vs_passes
+        plot_error_vs_passes(rows, path=plot)
+        print(f"\nplot: {plot}", file=out)
     print(f"total time {time.perf_counter() - start:.1f} s", file=out)
     return summary.rows
+
+
+def _check_compare_args(*, dataset, epsilon, delta, solvers, penalty, alpha, grid, runs, jobs,
+                        seed, smoothness, feature_bound, plot, results, tune_privately,
+                        fresh_runs):
+    """Check every argument of :func:`compare` before any work (:class:`UsageError`).
+
+    Returns the plot path (None: no plot) and whether matplotlib is missing.
+    """
+    import importlib.util
+    import numbers
+    from .datasets import list_datasets
+
+    def positive_int(value, name):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+            raise UsageError(f"{name} must be a positive integer, got {value!r}")
+
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) \
+            or not epsilon > 0:
+        raise UsageError(f"epsilon must be > 0, got {epsilon!r}")
+    if not np.isfinite(epsilon) and tune_privately:
+        raise UsageError("private tuning needs a finite epsilon (got inf)")
+    if delta is not None and (isinstance(delta, bool) or not isinstance(delta, numbers.Real)
+                              or not 0 < delta < 1):
+        raise UsageError(f"delta must be in (0, 1), got {delta!r}")
+    if penalty not in ("l1", "l2"):
+        raise UsageError(f"penalty must be 'l1' or 'l2', got {penalty!r}")
+    if alpha is not None and (not isinstance(alpha, numbers.Real) or not 0 < alpha < np.inf):
+        raise UsageError(f"alpha must be a finite number > 0, got {alpha!r}")
+    if grid not in GRID_NAMES:
+        raise UsageError(f"grid must be one of {', '.join(GRID_NAMES)}, got {grid!r}")
+    positive_int(runs, "runs")
+    positive_int(fresh_runs, "fresh_runs")
+    if isinstance(jobs, bool) or not isinstance(jobs, numbers.Integral) or jobs == 0:
+        raise UsageError(f"jobs must be a nonzero integer (-1: all cores), got {jobs!r}")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise UsageError(f"seed must be an integer >= 0, got {seed!r}")
+    if smoothness not in ("private", "data", "public"):
+        raise UsageError(f"smoothness must be private, data or public, got {smoothness!r}")
+    if smoothness == "public" and feature_bound is None:
+        raise UsageError("--smoothness public needs --feature-bound B (a public bound on "
+                         "|X_ij|)")
+    if solvers is not None:
+        known = {key for key in _solver_keys()} | {_spec_name(key) for key in _solver_keys()}
+        bad = [s for s in solvers if s not in known]
+        if bad or not solvers:
+            raise UsageError(f"unknown solver {', '.join(map(str, bad)) or repr(solvers)}: "
+                             f"choose from {', '.join(_solver_keys())}")
+    names = [d["name"] for d in list_datasets()]
+    if str(dataset) not in names and not Path(dataset).expanduser().is_file():
+        raise UsageError(f"unknown data set {str(dataset)!r}: neither a built-in name "
+                         f"({', '.join(names)}) nor a file")
+    if results is not None and not Path(results).expanduser().resolve().parent.is_dir():
+        raise UsageError(f"--results {results}: its folder does not exist")
+    missing = importlib.util.find_spec("matplotlib") is None
+    if plot is not None:
+        path = Path(plot).expanduser()
+        if not path.resolve().parent.is_dir():
+            raise UsageError(f"--plot {plot}: its folder does not exist")
+        if not missing:
+            from matplotlib.backend_bases import FigureCanvasBase
+            kinds = FigureCanvasBase.get_supported_filetypes()
+            if path.suffix.lstrip(".").lower() not in kinds:
+                raise UsageError(f"--plot {plot}: the file name must end with one of "
+                                 f"{', '.join('.' + k for k in sorted(kinds))}")
+    return plot, missing
+
+
+def _spec_name(key):
+    from .solvers import get_spec
+    return get_spec(key).name
+
+
+class _Stages:
+    """The stages of :func:`compare`, named on stderr, and their progress bars (when
+    enabled; :func:`sparsedp._progress.progress_bar`, which never falls silent)."""
+
+    def __init__(self, enabled):
+        self.enabled = enabled
+
+    def __call__(self, text):
+        if self.enabled:
+            print(f"sparsedp: {text}", file=sys.stderr, flush=True)
+
+    @contextlib.contextmanager
+    def bar(self, desc, unit, total=None):
+        """A progress bar (None when disabled or without tqdm), closed on exit."""
+        from ._progress import progress_bar
+        bar = progress_bar(self.enabled, total=total, desc=desc, unit=unit)
+        if bar is None:
+            self(desc)
+        try:
+            yield bar
+        finally:
+            if bar is not None:
+                bar.close()
+
+
+def _exact_callback(bar, tol):
+    """``callback(epochs, violation)`` of :func:`~sparsedp.solvers.exact` moving ``bar``."""
+    if bar is None:
+        return None
+
+    def callback(epochs, violation):
+        bar.set_postfix_str(f"KKT violation {violation:.1e} (target {tol:g})", refresh=False)
+        bar.update(epochs - bar.n)
+    return callback
 
 
 def datasets(data_home=None, out=None):
@@ -314,7 +452,9 @@ def parser():
                    "'none' for no plot)")
     c.add_argument("--results", default=None, metavar="CSV",
                    help="append every fit to this CSV; rerunning resumes from it")
-    c.add_argument("--progress", action="store_true", help="a progress bar (tqdm)")
+    c.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                   help="name each stage and show progress bars on stderr (default: when "
+                   "stderr is a terminal)")
     c.add_argument("--private-tuning", action="store_true",
                    help="also tune each solver privately (PrivateSearch, the whole search "
                         "within epsilon) and print its error beside the tuned one")

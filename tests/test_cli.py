@@ -163,3 +163,81 @@ def test_python_m_sparsedp(tmp_path):
     out = subprocess.run([sys.executable, "-m", "sparsedp", "datasets"], capture_output=True,
                          text=True, timeout=120, cwd=tmp_path)
     assert out.returncode == 0 and "dorothea" in out.stdout
+
+
+QUICK = ["compare", "--dataset", "log1", "--solvers", "gcd", "--runs", "1", "--fresh-runs", "1",
+         "--plot", "none"]
+
+
+@pytest.mark.parametrize("extra, message", [
+    (["--epsilon", "inf", "--private-tuning"], "private tuning needs a finite epsilon"),
+    (["--jobs", "0"], "jobs must be a nonzero integer"),
+    (["--plot", "no_such_folder/p.png"], "--plot no_such_folder/p.png: its folder does not"),
+    (["--plot", "p.docx"], "the file name must end with one of"),
+    (["--results", "no_such_folder/r.csv"], "--results no_such_folder/r.csv: its folder"),
+    (["--dataset", "no_such_set"], "unknown data set 'no_such_set'"),
+    (["--smoothness", "public"], "--feature-bound"),
+])
+def test_every_argument_is_checked_before_any_work(extra, message, capsys, monkeypatch):
+    """A bad argument fails in one line before the data is loaded: build_problem, the
+    first step of the work, must not be reached."""
+    import sparsedp.cli
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the work started before the arguments were checked")
+    monkeypatch.setattr(sparsedp.cli, "build_problem", no_work)
+    monkeypatch.chdir(sparsedp.cli.Path(__file__).parent)
+    code, out, err = run(QUICK + extra, capsys)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1 and message in err
+
+
+def test_epsilon_inf_runs_without_noise_and_says_so(capsys):
+    code, out, _ = run(QUICK + ["--epsilon", "inf"], capsys)
+    assert code == 0 and "tuning cost: none to count (epsilon = inf" in out
+
+
+STAGES = ("sparsedp: loading log1", "exact solution (non-private)", "sparsedp: grid: ",
+          "sparsedp: fresh seeds")
+
+
+def test_progress_is_off_without_a_terminal(capsys):
+    """Under pytest stderr is captured, not a terminal: no stage line, no bar."""
+    code, _, err = run(QUICK, capsys)
+    assert code == 0 and err == ""
+
+
+@pytest.mark.parametrize("how", ["terminal", "--progress"])
+def test_progress_names_every_stage(how, capsys, monkeypatch):
+    """With a terminal on stderr (or --progress) every stage is named on stderr and the
+    bars count the exact solver's epochs and the fits; --no-progress silences it."""
+    pytest.importorskip("tqdm")
+    import sparsedp._progress
+    argv = list(QUICK)
+    if how == "terminal":
+        monkeypatch.setattr(sparsedp._progress, "stderr_is_terminal", lambda: True)
+    else:
+        argv.append("--progress")
+    code, _, err = run(argv, capsys)
+    assert code == 0
+    for stage in STAGES:
+        assert stage in err, stage
+    assert "KKT violation" in err and ("fit/s" in err or "s/fit" in err)
+    code, _, err = run(argv + ["--no-progress"], capsys)
+    assert code == 0 and err == ""
+
+
+def test_progress_bar_refreshes_while_the_count_stands(monkeypatch):
+    """A stage whose count does not move still redraws its elapsed time every beat."""
+    pytest.importorskip("tqdm")
+    import time
+    import sparsedp._progress as progress
+    monkeypatch.setattr(progress, "HEARTBEAT", 0.02)
+    bar = progress.progress_bar(True, total=3, desc="waiting", unit="step")
+    calls = []
+    original = bar.bar.refresh
+    bar.bar.refresh = lambda *a, **k: (calls.append(1), original(*a, **k))
+    time.sleep(0.5)
+    bar.close()
+    assert len(calls) >= 5
+    assert progress.progress_bar(False, desc="off", unit="step") is None

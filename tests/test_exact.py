@@ -166,3 +166,17 @@ def test_coef_init_starts_where_asked():
     np.testing.assert_allclose(far.coef, ref.coef, atol=1e-9)
     with pytest.raises(ValueError, match=r"coef_init must have shape \(30,\)"):
         exact(X, y, Squared(), L1(0.01), coef_init=np.zeros(29))
+
+
+def test_callback_follows_every_check():
+    """callback(epochs, violation) after each KKT check: epochs in steps of check_every,
+    the last call the result's own epochs and violation; a non-callable is refused."""
+    X, y = make_sparse_problem(n=200, p=40, seed=3)
+    calls = []
+    res = exact(X, y, Squared(), L1(1e-2), check_every=3,
+                callback=lambda epochs, violation: calls.append((epochs, violation)))
+    assert [e for e, _ in calls] == list(range(3, res.n_iter + 1, 3))
+    assert calls[-1] == (res.n_iter, res.diagnostics["kkt_violation"])
+    assert all(v > 1e-10 for _, v in calls[:-1])
+    with pytest.raises(TypeError, match="callback must be callable"):
+        exact(X, y, Squared(), L1(1e-2), callback=3)

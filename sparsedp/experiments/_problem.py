@@ -109,8 +109,17 @@ class Problem:
 
     @property
     def optimum(self):
+        return self.solve()
+
+    def solve(self, callback=None):
+        """The exact solver's result (computed once, then cached): :attr:`optimum`.
+
+        ``callback(epochs, violation)`` follows the solve (:func:`~sparsedp.solvers.exact`;
+        ``sparsedp compare`` shows it as a progress bar); not called once cached.
+        """
         if self._optimum is None:
-            res = exact(self.X, self.y, self.datafit, self.penalty, tol=self.tol)
+            res = exact(self.X, self.y, self.datafit, self.penalty, tol=self.tol,
+                        callback=callback)
             if not res.converged:
                 raise RuntimeError(
                     f"problem {self.name!r}: the exact solver did not reach tol = "

@@ -87,17 +87,12 @@ def _run_chunk(problem, tails):
     return [run_task(problem, *tail) for tail in tails]
 
 
-def _progress(total, enabled):
-    if not enabled:
-        return None
-    try:
-        from tqdm.auto import tqdm
-    except ImportError:
-        return None
-    return tqdm(total=total, desc="sparsedp grid", unit="fit")
+def _progress(total, enabled, desc):
+    from .._progress import progress_bar
+    return progress_bar(enabled, total=total, desc=desc, unit="fit")
 
 
-def _run_tasks(problems, tasks, *, n_jobs, results, resume, progress):
+def _run_tasks(problems, tasks, *, n_jobs, results, resume, progress, desc="grid"):
     """Run ``tasks`` (tuples of :func:`run_task`'s arguments), resuming from ``results``.
 
     Returns the rows of the tasks (read back or computed), unsorted.
@@ -127,7 +122,7 @@ def _run_tasks(problems, tasks, *, n_jobs, results, resume, progress):
     todo = [t for key, t in wanted.items() if key not in finished]
 
     rows = list(kept)
-    bar = _progress(len(todo), progress)
+    bar = _progress(len(todo), progress, desc)
     try:
         for chunk in _executor(n_jobs)(todo):
             for task_rows in chunk:
@@ -305,6 +300,7 @@ def rerun_best(problems, results, *, n_runs=10, seed=1, by_passes=False, n_jobs=
     if not tasks:
         raise ValueError("no best point to re-run: results hold no final row")
     fresh = _run_tasks(problems, tasks,
-                       n_jobs=n_jobs, results=fresh_results, resume=resume, progress=progress)
+                       n_jobs=n_jobs, results=fresh_results, resume=resume, progress=progress,
+                       desc="fresh seeds")
     _warn_leaks(fresh)
     return sorted((row for row in fresh if row["final"]), key=sort_key)

@@ -11,7 +11,7 @@ __all__ = ["exact"]
 
 
 def exact(X, y, datafit, penalty=None, *, tol=1e-10, max_epochs=10_000,
-          check_every=5, coef_init=None):
+          check_every=5, coef_init=None, callback=None):
     """Minimise F(w) = (1/n) sum_i loss(x_i . w, y_i) + penalty(w) accurately.
 
     Cyclic proximal coordinate descent with step ``1 / M_j`` per coordinate
@@ -32,6 +32,9 @@ def exact(X, y, datafit, penalty=None, *, tol=1e-10, max_epochs=10_000,
         Epochs between two KKT checks (a check costs one epoch).
     coef_init : array of shape (n_features,), optional
         The starting point (default 0), as in the private solvers.
+    callback : callable, optional
+        Called after each KKT check as ``callback(epochs, violation)`` (progress
+        bars; the values are computed on the data, non-private).
 
     Returns
     -------
@@ -46,6 +49,8 @@ def exact(X, y, datafit, penalty=None, *, tol=1e-10, max_epochs=10_000,
     tol = check_real(tol, "tol")
     max_epochs = check_integer(max_epochs, "max_epochs")
     check_every = check_integer(check_every, "check_every")
+    if callback is not None and not callable(callback):
+        raise TypeError(f"callback must be callable, got {type(callback).__name__}")
     n, p = X.shape
     lipschitz = datafit.smoothness(X)
     init = check_coef_init(coef_init, p)
@@ -59,6 +64,8 @@ def exact(X, y, datafit, penalty=None, *, tol=1e-10, max_epochs=10_000,
         epochs += todo
         margin = X @ w  # refresh: no drift from incremental updates
         violation = kkt_violation(*args, w, margin, penalty.l1, penalty.l2)
+        if callback is not None:
+            callback(epochs, violation)
         if violation <= tol:
             break
     if not np.all(np.isfinite(w)):
