@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
-from benchmarks.common import dorothea_like, gaussian_floor  # noqa: E402
+from benchmarks.common import EpochTime, dorothea_like, gaussian_floor  # noqa: E402
 from sklearn.linear_model import SGDClassifier  # noqa: E402
 
 from sparsedp.datafits import Logistic  # noqa: E402
@@ -35,13 +35,10 @@ def fit_time(fit, passes):
     return time.perf_counter() - start
 
 
-def epoch_time(fit, repeat, passes=(11, 21)):
-    """Median of (t(long) - t(short)) / (long - short) over ``repeat`` pairs (after one
-    warm-up)."""
+def epoch_time(fit, passes=(11, 21)):
+    """One round's epoch, ``(t(long) - t(short)) / (long - short)`` (may be noisy)."""
     short, long = passes
-    fit(short), fit(long)
-    return float(np.median([(fit_time(fit, long) - fit_time(fit, short)) / (long - short)
-                            for _ in range(repeat)]))
+    return (fit_time(fit, long) - fit_time(fit, short)) / (long - short)
 
 
 def main():
@@ -64,18 +61,18 @@ def main():
                              tol=None, fit_intercept=False, random_state=0).fit(Xr, y)
 
     print(f"dorothea-shaped {X.shape}, nnz {X.nnz}; medians of {args.repeat} interleaved "
-          "rounds (a burst of load hits both sides of a ratio alike)")
+          "rounds (a burst of load hits both sides of a ratio alike); an epoch whose "
+          "rounds spread more than half its median is reported as too noisy", flush=True)
     for batch_size in (100, 1):
-        eager = epoch_time(scd(batch_size, False), max(1, args.repeat // 3), passes=(1, 3))
-        rows = []
-        for _ in range(args.repeat):
-            lazy = epoch_time(scd(batch_size, True), 1)
-            peer = epoch_time(sgd, 1)
-            rows.append((lazy, peer, lazy / peer))
-        lazy, peer, ratio = (float(np.median(column)) for column in zip(*rows))
-        print(f"DP-SCD L={batch_size:>3}: lazy {lazy * 1e3:9.3f} ms, eager "
-              f"{eager * 1e3:9.3f} ms, eager/lazy {eager / lazy:7.1f}x; SGDClassifier "
-              f"(log_loss, l2) {peer * 1e3:7.3f} ms, lazy/SGDClassifier {ratio:5.2f}x")
+        lazy_fit, eager_fit = scd(batch_size, True), scd(batch_size, False)
+        lazy_fit(11), eager_fit(1), sgd(11)  # warm-up
+        eager = EpochTime([epoch_time(eager_fit, passes=(1, 3))
+                           for _ in range(max(3, args.repeat // 2))])
+        lazy, peer = (EpochTime(rounds) for rounds in zip(*[
+            (epoch_time(lazy_fit), epoch_time(sgd)) for _ in range(args.repeat)]))
+        print(f"DP-SCD L={batch_size:>3}: lazy {lazy}, eager {eager}, eager/lazy "
+              f"{eager.ratio(lazy)}; SGDClassifier (log_loss, l2) {peer}, "
+              f"lazy/SGDClassifier {lazy.ratio(peer)}", flush=True)
     table, floats = gaussian_floor(X.nnz)
     print(f"Floor, one Gaussian per nonzero: {table * 1e3:.2f} ms with our integer sampler, "
           f"{floats * 1e3:.2f} ms with numpy's float normals (add to the peer's epoch)")

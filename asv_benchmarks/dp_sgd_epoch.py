@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))
-from common import dorothea_like, gaussian_floor  # noqa: E402
+from common import EpochTime, dorothea_like, gaussian_floor  # noqa: E402
 
 from sparsedp.datafits import Logistic  # noqa: E402
 from sparsedp.penalties import L2  # noqa: E402
@@ -50,26 +50,27 @@ def epoch(timer, passes=(11, 21)):
 def main(rounds=7):
     X, y = dorothea_like(logistic=True)
     Xr = X.tocsr()
-    eager = statistics.median(epoch(lambda k: fit(X, y, k, False), passes=(1, 3))
-                              for _ in range(max(1, rounds // 3)))
+    print(f"dorothea-shaped {X.shape}, nnz {X.nnz}, batch 1, logistic + L2, epsilon 1; "
+          f"medians of {rounds} interleaved rounds; an epoch whose rounds spread more than "
+          f"half its median is reported as too noisy", flush=True)
+    eager = EpochTime([epoch(lambda k: fit(X, y, k, False), passes=(1, 3))
+                       for _ in range(max(3, rounds // 2))])
+    print(f"DP-SGD epoch, eager noise: {eager}", flush=True)
     rows = []  # interleaved rounds: a burst of load hits both sides of a ratio alike
     for _ in range(rounds):
         lazy = epoch(lambda k: fit(X, y, k, True))
         peer = epoch(lambda k: sklearn_fit(Xr, y, k))
         table, floats = gaussian_floor(X.nnz, rounds=1)
-        rows.append((lazy, peer, table, floats, lazy / peer, (peer + table) / peer,
-                     (peer + floats) / peer))
-    lazy, peer, table, floats, ratio, table_floor, float_floor = (
-        statistics.median(column) for column in zip(*rows))
-    print(f"dorothea-shaped {X.shape}, nnz {X.nnz}, batch 1, logistic + L2, epsilon 1; "
-          f"medians of {rounds} interleaved rounds")
-    print(f"DP-SGD epoch, lazy noise:  {lazy * 1e3:8.2f} ms")
-    print(f"DP-SGD epoch, eager noise: {eager * 1e3:8.2f} ms  (lazy is {eager / lazy:.1f}x faster)")
-    print(f"SGDClassifier epoch:       {peer * 1e3:8.2f} ms  (DP-SGD lazy / sklearn = "
-          f"{ratio:.2f})")
-    print(f"Floor, the peer's epoch + one Gaussian per nonzero: {table_floor:.2f}x the peer "
-          f"with our integer sampler ({table * 1e3:.2f} ms of draws), {float_floor:.2f}x with "
-          f"numpy's float normals ({floats * 1e3:.2f} ms)")
+        rows.append((lazy, peer, table, floats))
+    lazy, peer = EpochTime([r[0] for r in rows]), EpochTime([r[1] for r in rows])
+    table, floats = (statistics.median(column) for column in list(zip(*rows))[2:])
+    print(f"DP-SGD epoch, lazy noise:  {lazy}  (eager / lazy {eager.ratio(lazy)})")
+    print(f"SGDClassifier epoch:       {peer}  (DP-SGD lazy / sklearn = {lazy.ratio(peer)})")
+    if peer.reliable:
+        print(f"Floor, the peer's epoch + one Gaussian per nonzero: "
+              f"{(peer.median + table) / peer.median:.2f}x the peer with our integer sampler "
+              f"({table * 1e3:.2f} ms of draws), {(peer.median + floats) / peer.median:.2f}x "
+              f"with numpy's float normals ({floats * 1e3:.2f} ms)")
 
 
 if __name__ == "__main__":

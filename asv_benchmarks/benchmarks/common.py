@@ -109,3 +109,38 @@ def gaussian_floor(count, rounds=7):
         generator.standard_normal(out=out)
         floats.append(time.perf_counter() - t)
     return statistics.median(table), statistics.median(floats)
+
+
+class EpochTime:
+    """An epoch timed as a difference of two runs, over rounds: its median and spread.
+
+    ``(t(long) - t(short)) / (long - short)`` cancels the set-up, but on a noisy
+    machine it is a difference of two noisy totals and may come out near zero or
+    negative.  ``spread`` is the median absolute deviation of the rounds; the
+    figure is ``reliable`` only when the median exceeds zero by more than twice
+    the spread, and :meth:`__str__` then prints milliseconds, otherwise says the
+    run was too noisy (never a negative time).
+    """
+
+    def __init__(self, rounds):
+        rounds = np.asarray(rounds, dtype=float)
+        self.rounds = rounds
+        self.median = float(np.median(rounds))
+        self.spread = float(np.median(np.abs(rounds - self.median)))
+
+    @property
+    def reliable(self):
+        return self.median > 0 and self.median > 2 * self.spread
+
+    def __str__(self):
+        if self.reliable:
+            return f"{self.median * 1e3:9.3f} ms"
+        return (f"too noisy to time (median {self.median * 1e3:.3f} ms, spread "
+                f"{self.spread * 1e3:.3f} ms over {self.rounds.size} rounds: rerun on a "
+                f"quiet machine)")
+
+    def ratio(self, other):
+        """``self / other`` as text, or "n/a" when either is not reliable."""
+        if self.reliable and other.reliable:
+            return f"{self.median / other.median:.2f}x"
+        return "n/a (too noisy)"

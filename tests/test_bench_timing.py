@@ -1,0 +1,40 @@
+"""The epoch timer of the benchmark scripts: a difference of noisy totals is never
+printed as a negative (or meaningless) time."""
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+COMMON = Path(__file__).parents[1] / "asv_benchmarks" / "benchmarks" / "common.py"
+
+
+@pytest.fixture(scope="module")
+def EpochTime():
+    if not COMMON.exists():
+        pytest.skip("the asv suite is not beside the tests")
+    spec = importlib.util.spec_from_file_location("bench_common", COMMON)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.EpochTime
+
+
+def test_a_clear_epoch_is_printed_in_ms(EpochTime):
+    t = EpochTime([0.0100, 0.0102, 0.0098, 0.0101, 0.0099])
+    assert t.reliable and t.median == pytest.approx(0.0100)
+    assert t.spread == pytest.approx(0.0001)
+    assert str(t).strip() == "10.000 ms"
+    assert EpochTime([0.02] * 3).ratio(t) == "2.00x"
+
+
+@pytest.mark.parametrize("rounds", [
+    [-0.004021, -0.003, -0.005],            # dp_scd_epoch.py under load: all negative
+    [0.001, -0.002, 0.004, -0.001, 0.003],  # median 0.001, spread 0.002
+    [0.0, 0.0, 0.0],
+])
+def test_a_noisy_epoch_says_so(EpochTime, rounds):
+    t = EpochTime(rounds)
+    text = str(t)
+    assert not t.reliable and text.startswith("too noisy to time")
+    assert "rerun on a quiet machine" in text
+    assert t.ratio(EpochTime([0.01] * 3)) == "n/a (too noisy)"
+    assert EpochTime([0.01] * 3).ratio(t) == "n/a (too noisy)"
