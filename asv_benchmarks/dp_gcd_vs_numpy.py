@@ -111,8 +111,11 @@ def main(argv=None):
     parser.add_argument("--n-iter", type=int, default=1000)
     parser.add_argument("--clip", type=float, default=1.0)
     args = parser.parse_args(argv)
+    from sparsedp._progress import set_stage
+    set_stage("loading dorothea")
     X, y = load_dorothea()
     n, p = X.shape
+    set_stage("the process's first dp_gcd call")
     M = np.full(p, 0.25)  # public: |X_ij| <= 1, beta = 1/4
     T, clip = args.n_iter, args.clip
 
@@ -122,6 +125,8 @@ def main(argv=None):
     objectives = {"sparsedp": [], "numpy": []}
     for r in range(args.rounds):
         seed = r + 1
+        set_stage(f"round {r + 1} of {args.rounds}: dp_gcd cold, warm, then numpy "
+                  f"({T} iterations each)")
         clear_caches()
         t, w = timed(lambda: fit_sparsedp(X, y, M, T, clip, seed))
         times["cold"].append(t)
@@ -133,6 +138,7 @@ def main(argv=None):
         times["numpy_matvec"].append(
             timed(lambda: fit_numpy(X, y, M, T, clip, epsilon0, seed, clipped=False))[0])
     cal = []
+    set_stage("calibrate_dp_gcd, cold")
     for _ in range(args.rounds):
         clear_caches()
         cal.append(timed(lambda: calibrate_dp_gcd(EPSILON, 1.0 / n ** 2, T, "laplace"))[0])
@@ -159,4 +165,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    from sparsedp._progress import watch
+    with watch("dp_gcd_vs_numpy.py"):  # a line on stderr after 4 s of silence (a terminal)
+        main()

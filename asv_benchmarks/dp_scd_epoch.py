@@ -79,4 +79,6 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    from sparsedp._progress import watch
+    with watch("dp_scd_epoch.py"):  # a line on stderr after 4 s of silence (a terminal)
+        main()

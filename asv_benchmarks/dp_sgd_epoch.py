@@ -74,4 +74,6 @@ def main(rounds=7):
 
 
 if __name__ == "__main__":
-    main()
+    from sparsedp._progress import watch
+    with watch("dp_sgd_epoch.py"):  # a line on stderr after 4 s of silence (a terminal)
+        main()

@@ -131,4 +131,6 @@ def main(rounds=21):
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 21)
+    from sparsedp._progress import watch
+    with watch("estimator_overhead.py"):  # a line on stderr after 4 s of silence (a terminal)
+        main(int(sys.argv[1]) if len(sys.argv) > 1 else 21)

@@ -337,4 +337,6 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    from sparsedp._progress import watch
+    with watch("peers.py"):  # a line on stderr after 4 s of silence (a terminal)
+        main(sys.argv[1:])

@@ -89,4 +89,6 @@ if __name__ == "__main__":
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--dask", action="store_true")
     args = parser.parse_args()
-    main(args.rounds, args.dask)
+    from sparsedp._progress import watch
+    with watch("sweep_scaling.py"):  # a line on stderr after 4 s of silence (a terminal)
+        main(args.rounds, args.dask)

@@ -99,4 +99,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    from sparsedp._progress import watch
+    with watch("auto_rule.py"):  # a line on stderr after 4 s of silence (a terminal)
+        main()

@@ -87,6 +87,7 @@ from sparsedp.datasets import load_california, make_sparse_lasso  # noqa: E402
 from sparsedp.exceptions import PrivacyLeakWarning  # noqa: E402
 from sparsedp.penalties import L1  # noqa: E402
 from sparsedp.solvers import dp_cd  # noqa: E402
+from sparsedp._progress import set_stage  # noqa: E402
 
 PAPER = {  # Table 2, DP-CD rows
     "Sparse LASSO": {2: 0.2498, 5: 0.4702, 10: 0.5982, 20: 0.7160, 50: 0.7551},
@@ -129,6 +130,7 @@ def experiment(name, X, y, n_nonzero, epsilon, passes_list, n_clip, n_runs,
                             passes=passes, averaging=False, random_state=seed,
                             diagnostics=True, **kwargs, **params)
                 return relative_error(res.diagnostics.objective, ref.diagnostics.objective)
+            set_stage(f"{name}, {label}, {passes} passes: tuning")
             mean, std, best = tune(run, grid(n_clip), n_runs)
             tuned[passes, label] = mean
             paper_value = PAPER[paper or name].get(passes)
@@ -311,4 +313,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    from sparsedp._progress import watch
+    with watch("dp_cd_utility.py"):  # a line on stderr after 4 s of silence (a terminal)
+        main()

@@ -70,6 +70,7 @@ from sparsedp.datasets import (load_california, load_dorothea, load_madelon,  # 
 from sparsedp.exceptions import PrivacyLeakWarning  # noqa: E402
 from sparsedp.penalties import L1  # noqa: E402
 from sparsedp.solvers import dp_gcd, objective  # noqa: E402
+from sparsedp._progress import set_stage  # noqa: E402
 
 RESULTS = HERE / "results"
 CACHE = RESULTS / "dp_gcd_problems.json"
@@ -188,12 +189,14 @@ def main(argv=None):
              f"{'T':>3} {'step':>8} {'clip':>9} {'eps':>6}  {'paper':<16}{'time':>7}"]
     print("\n".join(lines))
     for name in args.only or PROBLEMS:
+        set_stage(f"{name}: loading, lambda for the paper's support, F*")
         X, y, datafit, lam, F_star, support = setup(name)
         if args.setup:
             continue
         for rule in args.rules:
             for selection in args.selection:
                 t0 = time.perf_counter()
+                set_stage(f"{name}, rule {rule}, {selection} selection: tuning")
                 mean, std, best, ok, bad, spent = experiment(
                     X, y, datafit, lam, F_star, support, rule, selection, clips, args.runs,
                     args.iters)
@@ -214,4 +217,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    from sparsedp._progress import watch
+    with watch("dp_gcd_table3.py"):  # a line on stderr after 4 s of silence (a terminal)
+        main()

@@ -169,4 +169,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    from sparsedp._progress import watch
+    with watch("private_defaults.py"):  # a line on stderr after 4 s of silence (a terminal)
+        main()

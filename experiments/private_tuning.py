@@ -145,4 +145,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    from sparsedp._progress import watch
+    with watch("private_tuning.py"):  # a line on stderr after 4 s of silence (a terminal)
+        main()

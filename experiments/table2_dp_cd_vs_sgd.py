@@ -53,6 +53,7 @@ from sparsedp.datasets import load_california, load_electricity, standardize  # 
 from sparsedp.exceptions import PrivacyLeakWarning  # noqa: E402
 from sparsedp.penalties import L1, L2  # noqa: E402
 from sparsedp.solvers import exact  # noqa: E402
+from sparsedp._progress import set_stage  # noqa: E402
 
 PASSES = (2, 5, 10, 20, 50)
 # Table 2 of the paper (mean of 5 runs of the tuned configuration); DP-SCD is only in
@@ -191,6 +192,7 @@ def main(argv=None):
             cells = []
             for passes in args.passes:
                 t0 = time.perf_counter()
+                set_stage(f"{name}, {label}, {passes} passes: tuning")
                 mean, std, best = tune(solver, problem, passes, args.quick, n_runs,
                                        args.jobs, args.scd_batch, args.clips,
                                        args.sgd_sampling)
@@ -212,4 +214,6 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    main()
+    from sparsedp._progress import watch
+    with watch("table2_dp_cd_vs_sgd.py"):  # a line on stderr after 4 s of silence (a terminal)
+        main()

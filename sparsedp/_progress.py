@@ -1,8 +1,13 @@
-"""Progress bars that never fall silent: tqdm, refreshed every second while work runs."""
+"""Progress that never falls silent: tqdm bars refreshed every second while work runs, and a
+watch that names a script's stage after a few seconds without output."""
 import sys
 import threading
+import time
 
-__all__ = ["progress_bar", "stderr_is_terminal"]
+__all__ = ["progress_bar", "set_stage", "stderr_is_terminal", "watch"]
+
+#: the watches running, innermost last (set_stage names the innermost one's stage)
+_WATCHES = []
 
 #: seconds between two refreshes of a bar whose count has not moved
 HEARTBEAT = 1.0
@@ -69,3 +74,73 @@ def progress_bar(enabled, *, total=None, desc, unit):
     except ImportError:
         return None
     return _Heartbeat(tqdm(total=total, desc=desc, unit=unit, file=sys.stderr))
+
+
+class _Watched:
+    """A text stream that records when it was last written to."""
+
+    def __init__(self, stream, watch):
+        self._stream, self._watch = stream, watch
+
+    def write(self, text):
+        self._watch.last = time.monotonic()
+        return self._stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+class watch:
+    """Name the running stage on stderr whenever ``every`` seconds pass in silence.
+
+    For scripts whose steps run long without printing: inside the block, a
+    daemon thread prints ``... <stage> (<elapsed> s)`` to stderr each time
+    nothing was written to stdout or stderr for ``every`` seconds.  Set
+    :attr:`stage` as the work moves on.
+
+    Parameters
+    ----------
+    stage : str
+        What is running (the script's name, then each step's).
+    every : float, default=4.0
+        Seconds of silence before a line.
+    enabled : bool, optional
+        Default: when stderr is a terminal (logs stay clean).
+    """
+
+    def __init__(self, stage, every=4.0, enabled=None):
+        self.stage, self.every = stage, every
+        self.enabled = stderr_is_terminal() if enabled is None else bool(enabled)
+        self.start = self.last = time.monotonic()
+        self._stop = threading.Event()
+        self._thread = None
+        self._streams = None
+
+    def __enter__(self):
+        if self.enabled:
+            self._streams = sys.stdout, sys.stderr
+            sys.stdout, sys.stderr = _Watched(sys.stdout, self), _Watched(sys.stderr, self)
+            self._thread = threading.Thread(target=self._run, daemon=True)
+            self._thread.start()
+        _WATCHES.append(self)
+        return self
+
+    def _run(self):
+        while not self._stop.wait(min(0.5, self.every / 4)):
+            now = time.monotonic()
+            if now - self.last >= self.every:
+                print(f"... {self.stage} ({now - self.start:.0f} s)", file=sys.stderr,
+                      flush=True)
+
+    def __exit__(self, *exc):
+        _WATCHES.remove(self)
+        if self._thread is not None:
+            self._stop.set()
+            self._thread.join()
+            sys.stdout, sys.stderr = self._streams
+
+
+def set_stage(text):
+    """Name the stage of the innermost running :class:`watch` (nothing when none runs)."""
+    if _WATCHES:
+        _WATCHES[-1].stage = text

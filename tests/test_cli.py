@@ -241,3 +241,24 @@ def test_progress_bar_refreshes_while_the_count_stands(monkeypatch):
     bar.close()
     assert len(calls) >= 5
     assert progress.progress_bar(False, desc="off", unit="step") is None
+
+
+def test_watch_names_the_stage_after_silence(capsys):
+    """watch: a line naming the stage after each `every` seconds without output, none
+    while the work prints, none when disabled (stderr not a terminal: the default here)."""
+    import time
+    from sparsedp._progress import watch
+    with watch("step one", every=0.1, enabled=True) as w:
+        time.sleep(0.45)
+        w.stage = "step two"
+        time.sleep(0.25)
+    err = capsys.readouterr().err
+    assert err.count("... step one (") >= 3 and err.count("... step two (") >= 1
+    with watch("chatty", every=0.2, enabled=True):
+        for _ in range(20):
+            print("working", flush=True)
+            time.sleep(0.02)
+    assert "chatty" not in capsys.readouterr().err
+    with watch("quiet", every=0.05):
+        time.sleep(0.2)
+    assert capsys.readouterr().err == ""
