@@ -257,6 +257,54 @@ def test_load_svmlight_bad_paths(tmp_path):
         load_svmlight(tmp_path / "empty.svm")
 
 
+@pytest.mark.parametrize("line, reason", [
+    ("-1 2:0.5 7:abc", "the value of '7:abc' is not a number"),
+    ("-1 2:0.5 abc", "'abc' is not index:value"),
+    ("up 2:0.5", "the label 'up' is not a number"),
+    ("-1 x:0.5", "the index of 'x:0.5' is not an integer"),
+    ("-1 7:1 2:0.5", "the indices are not increasing ('2:0.5' after index 7)"),
+    ("-1 -2:0.5", "the index of '-2:0.5' is below 0"),
+])
+@pytest.mark.parametrize("suffix", ["", ".gz"])
+def test_a_malformed_svmlight_file_names_its_file_and_line(tmp_path, line, reason, suffix):
+    """Comments, blank lines and qid are read; the first bad line is line 3."""
+    body = f"# a comment\n1 qid:4 1:2.5 3:1e-3 # and another\n{line}\n\n1 4:1\n"
+    path = tmp_path / f"bad.svm{suffix}"
+    if suffix:
+        with gzip.open(path, "wt") as f:
+            f.write(body)
+    else:
+        path.write_text(body)
+    with pytest.raises(ValueError) as info:
+        load(str(path))
+    assert str(info.value).startswith(f"malformed svmlight file {path}, line 3: {reason}")
+
+
+def test_a_one_based_file_read_as_such_refuses_index_zero(tmp_path):
+    path = tmp_path / "zero.svm"
+    path.write_text("1 1:2\n-1 0:1\n")
+    with pytest.raises(ValueError, match=r"zero.svm, line 2: the index of '0:1' is below 1"):
+        load_svmlight(path, zero_based=False)
+
+
+def test_an_svmlight_error_of_no_line_names_the_file(tmp_path):
+    path = tmp_path / "wide.svm"
+    path.write_text("1 1:2 9:1\n")
+    with pytest.raises(ValueError, match=f"malformed svmlight file {re.escape(str(path))}: "
+                                         f".*n_features"):
+        load_svmlight(path, n_features=3)
+
+
+def test_the_cli_reports_a_malformed_file_in_one_line(tmp_path, capsys):
+    from sparsedp.cli import main
+    path = tmp_path / "bad.svm"
+    path.write_text("1 1:2\n-1 2:1\n1 3:abc\n")
+    assert main(["compare", "--dataset", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert err.startswith(f"sparsedp: error: malformed svmlight file {path}, line 3: ")
+
+
 # --- the data folder ---------------------------------------------------------------------
 
 def _small_dorothea(folder):
@@ -269,14 +317,39 @@ def test_data_home_order_argument_then_environment_then_defaults(tmp_path, monke
     monkeypatch.setenv("SPARSEDP_DATA", str(tmp_path / "env"))
     assert data_home(tmp_path / "arg") == tmp_path / "arg"
     assert data_home() == tmp_path / "env"
-    monkeypatch.delenv("SPARSEDP_DATA")
-    monkeypatch.setattr(_home, "_default_homes", lambda: [tmp_path / "no", tmp_path])
+    monkeypatch.setenv("SPARSEDP_DATA", "")  # empty: unset
+    monkeypatch.setattr(_home, "_checkout_data", lambda: tmp_path)
     assert data_home() == tmp_path.resolve()
-    monkeypatch.setattr(_home, "_default_homes", lambda: [tmp_path / "no"])
+    monkeypatch.setattr(_home, "_checkout_data", lambda: tmp_path / "no")  # not there
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     assert data_home() == tmp_path / "cache" / "sparsedp"
+    monkeypatch.setattr(_home, "_checkout_data", lambda: None)  # an installed package
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert data_home() == tmp_path / "home" / ".cache" / "sparsedp"
     with pytest.raises(TypeError, match="data_home must be a path"):
         data_home(3)
+
+
+def test_data_home_does_not_depend_on_the_working_directory(tmp_path, monkeypatch):
+    """A shared/data folder near the working directory is not the data folder."""
+    monkeypatch.delenv("SPARSEDP_DATA", raising=False)
+    before = data_home()
+    (tmp_path / "work" / "shared" / "data").mkdir(parents=True)
+    (tmp_path / "shared" / "data").mkdir(parents=True)
+    monkeypatch.chdir(tmp_path / "work")
+    assert data_home() == before
+
+
+def test_the_checkout_data_is_beside_a_source_checkout_only():
+    """From a checkout (pyproject.toml above the package): <checkout>/../shared/data."""
+    import pathlib
+    package = pathlib.Path(datasets.__file__).resolve().parents[1]
+    checkout = package.parent
+    if (checkout / "pyproject.toml").is_file():
+        assert _home._checkout_data() == checkout.parent / "shared" / "data"
+    else:  # an installed package has no checkout
+        assert _home._checkout_data() is None
 
 
 def test_loaders_follow_data_home_and_sparsedp_data(tmp_path, monkeypatch):
@@ -340,9 +413,12 @@ def test_a_download_whose_checksum_differs_is_rejected_and_not_kept(tmp_path, mo
     assert not home.exists()  # no file, no empty folder left behind
 
 
-def _assert_says_what_to_do(message, url, folder):
-    assert "set SPARSEDP_DATA" in message and "pip install 'sparsedp[data]'" in message
+def _assert_says_what_to_do(message, url, folder, pooch=True):
+    """The three ways out, naming the file and its folder; pip install only without pooch."""
+    assert "set SPARSEDP_DATA (or pass data_home=) to a folder holding " + ELEC in message
+    assert "load it again with download=True" in message
     assert f"download it by hand from {url} into {folder / 'electricity'}" in message
+    assert ("pip install 'sparsedp[data]'" in message) == (not pooch)
 
 
 def test_offline_message_says_what_to_do(tmp_path, monkeypatch):
@@ -373,7 +449,45 @@ def test_without_pooch_the_message_says_to_install_it(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "pooch", None)  # import pooch raises ImportError
     with pytest.raises(DataNotFoundError, match="pooch .* is not installed") as info:
         load_electricity(data_home=tmp_path / "data")
-    _assert_says_what_to_do(str(info.value), url, tmp_path / "data")
+    _assert_says_what_to_do(str(info.value), url, tmp_path / "data", pooch=False)
+    with pytest.raises(DataNotFoundError, match="download=False") as info:
+        load_electricity(data_home=tmp_path / "data", download=False)
+    _assert_says_what_to_do(str(info.value), url, tmp_path / "data", pooch=False)
+
+
+def test_download_false_message_without_pip_when_pooch_is_installed(tmp_path, monkeypatch):
+    pytest.importorskip("pooch")
+    url = _serve(tmp_path, monkeypatch, ARFF)
+    with pytest.raises(DataNotFoundError) as info:
+        load_electricity(data_home=tmp_path / "data", download=False)
+    message = str(info.value)
+    assert message.startswith(f"{ELEC} not found: the data folder {tmp_path / 'data'} "
+                              f"does not exist, and download=False.")
+    assert "pip install" not in message and "pooch" not in message
+    _assert_says_what_to_do(message, url, tmp_path / "data")
+
+
+@pytest.mark.parametrize("pooch", [True, False])
+def test_command_line_messages_name_the_options(tmp_path, monkeypatch, pooch):
+    """Within command_line_messages (sparsedp compare): --data-home and --no-download,
+    not Python's arguments."""
+    from sparsedp.datasets._download import command_line_messages
+    if pooch:
+        pytest.importorskip("pooch")
+    else:
+        monkeypatch.setitem(sys.modules, "pooch", None)
+    url = _serve(tmp_path, monkeypatch, ARFF)
+    with command_line_messages(), pytest.raises(DataNotFoundError) as info:
+        load_electricity(data_home=tmp_path / "data", download=False)
+    message = str(info.value)
+    assert "and --no-download was given." in message
+    assert "set SPARSEDP_DATA (or give --data-home) to a folder holding " + ELEC in message
+    assert "run the command again without --no-download, online" in message
+    assert f"download it by hand from {url} into {tmp_path / 'data' / 'electricity'}" in message
+    assert "download=" not in message and "data_home=" not in message
+    assert ("pip install 'sparsedp[data]'" in message) == (not pooch)
+    with pytest.raises(DataNotFoundError, match="download=False"):  # Python's words again
+        load_electricity(data_home=tmp_path / "data", download=False)
 
 
 # --- the synthetic problems --------------------------------------------------------------

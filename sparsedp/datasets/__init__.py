@@ -3,7 +3,8 @@
 Real data (:func:`load_dorothea`, :func:`load_madelon`, :func:`load_dexter`,
 :func:`load_california`, :func:`load_electricity`) is read in its original
 format from the data folder (:func:`data_home`: ``data_home=``, else
-``$SPARSEDP_DATA``, else ``../shared/data``, else ``~/.cache/sparsedp``); a
+``$SPARSEDP_DATA``, else ``shared/data`` beside a source checkout, else
+``~/.cache/sparsedp``); a
 missing file is downloaded (``pip install 'sparsedp[data]'``) and checked by
 sha256, and when that cannot be done the error says what to do.  Any
 svmlight / libsvm file: :func:`load_svmlight`.  The papers' synthetic problems

@@ -1,4 +1,12 @@
-"""Finding a data file locally, or downloading it with pooch, checked by sha256."""
+"""Finding a data file locally, or downloading it with pooch, checked by sha256.
+
+When a file is missing and not downloaded, :class:`DataNotFoundError` says what
+to do, in the words of the interface in use: Python's arguments (``data_home=``,
+``download=True``) by default, the command line's options (``--data-home``,
+``--no-download``) within :func:`command_line_messages`.
+"""
+import contextlib
+import contextvars
 import shutil
 import urllib.parse
 import urllib.request
@@ -34,10 +42,51 @@ def _retrieve(url, sha256, target):
                           path=target.parent, downloader=downloader, progressbar=False)
 
 
+#: "python" or "cli": whose words the missing-data messages use (:func:`command_line_messages`)
+_INTERFACE = contextvars.ContextVar("sparsedp_data_interface", default="python")
+
+
+@contextlib.contextmanager
+def command_line_messages():
+    """Within this context, the missing-data messages speak of the command line.
+
+    ``sparsedp compare`` loads its data set within it: the messages then name
+    ``--data-home`` and ``--no-download`` instead of ``data_home=`` and
+    ``download=True``.
+    """
+    token = _INTERFACE.set("cli")
+    try:
+        yield
+    finally:
+        _INTERFACE.reset(token)
+
+
+def _pooch_installed():
+    """Whether pooch, the optional dependency that downloads, can be imported."""
+    try:
+        import pooch  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _not_downloaded():
+    """Why a missing file was not fetched when downloads are off."""
+    if _INTERFACE.get() == "cli":
+        return "and --no-download was given"
+    return "and download=False"
+
+
 def _advice(relpath, folder, url, source):
-    return (f"To fix it: set SPARSEDP_DATA (or pass data_home=) to a folder holding "
-            f"{relpath}; or pip install 'sparsedp[data]' and load again online "
-            f"(download=True) to download it; or download it by hand from {url} into "
+    """The ways out of a missing file: a folder holding it, a download, a copy by hand."""
+    cli = _INTERFACE.get() == "cli"
+    where = "give --data-home" if cli else "pass data_home="
+    online = ("run the command again without --no-download, online" if cli
+              else "load it again with download=True (the default), online")
+    if not _pooch_installed():
+        online = f"pip install 'sparsedp[data]' (pooch, which downloads) and {online}"
+    return (f"To fix it: set SPARSEDP_DATA (or {where}) to a folder holding {relpath}; "
+            f"or {online}; or download it by hand from {url} into "
             f"{(folder / relpath).parent} (upstream: {source}).")
 
 
@@ -77,7 +126,7 @@ def fetch(relpath, folder, source, download=True):
     where = (f"{relpath} not found in {folder}" if folder.is_dir()
              else f"{relpath} not found: the data folder {folder} does not exist")
     if not download:
-        raise DataNotFoundError(f"{where}, and download=False. "
+        raise DataNotFoundError(f"{where}, {_not_downloaded()}. "
                                 + _advice(relpath, folder, url, source))
     created = [d for d in (folder, path.parent) if not d.is_dir()]
     try:

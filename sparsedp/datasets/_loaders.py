@@ -6,6 +6,7 @@ missing one from the public copy of the exact bytes listed in
 ``download=False``.  Loaders return the raw features: scaling is the
 experiment's choice, with its privacy cost (:mod:`._preprocessing`).
 """
+import bz2
 import gzip
 import os
 from pathlib import Path
@@ -303,6 +304,66 @@ def load_electricity(data_home=None, *, download=True):
     return X, np.where(labels == "UP", 1.0, -1.0)
 
 
+def _open_bytes(path):
+    """A binary stream over ``path``, decompressed as scikit-learn's reader does (by the
+    ``.gz`` or ``.bz2`` suffix)."""
+    if path.suffix == ".gz":
+        return gzip.open(path, "rb")
+    if path.suffix == ".bz2":
+        return bz2.open(path, "rb")
+    return open(path, "rb")
+
+
+def _svmlight_line_error(line, zero_based):
+    """What is wrong with one svmlight line (bytes), or None.
+
+    The rules of scikit-learn's reader: anything after ``#`` is a comment, a blank
+    line is skipped; else a numeric label, an optional ``qid:...`` token, then
+    ``index:value`` pairs with integer indices (at least 1 when ``zero_based`` is
+    False, at least 0 otherwise), strictly increasing, and numeric values.
+    """
+    tokens = line.split(b"#", 1)[0].split()
+    if not tokens:
+        return None
+    text = [t.decode("ascii", errors="replace") for t in tokens]
+    try:
+        float(tokens[0])
+    except ValueError:
+        return f"the label {text[0]!r} is not a number"
+    start = 2 if len(tokens) > 1 and tokens[1].startswith(b"qid:") else 1
+    lowest = 0 if zero_based else 1  # "auto" reads from 0
+    previous = -1
+    for token, shown in zip(tokens[start:], text[start:]):
+        index, colon, value = token.partition(b":")
+        if not colon:
+            return f"{shown!r} is not index:value"
+        try:
+            index = int(index)
+        except ValueError:
+            return f"the index of {shown!r} is not an integer"
+        if index < lowest:
+            return f"the index of {shown!r} is below {lowest}"
+        try:
+            float(value)
+        except ValueError:
+            return f"the value of {shown!r} is not a number"
+        if index <= previous:
+            return f"the indices are not increasing ({shown!r} after index {previous})"
+        previous = index
+    return None
+
+
+def _first_bad_svmlight_line(path, zero_based):
+    """``(line number, what is wrong)`` of the first malformed line of an svmlight file
+    (numbered from 1), or None when every line reads."""
+    with _open_bytes(path) as f:
+        for number, line in enumerate(f, start=1):
+            reason = _svmlight_line_error(line, zero_based)
+            if reason is not None:
+                return number, reason
+    return None
+
+
 def load_svmlight(path, n_features=None, *, zero_based="auto", dtype=np.float64):
     """Any svmlight / libsvm file, by path: ``label index:value ...`` lines.
 
@@ -327,6 +388,14 @@ def load_svmlight(path, n_features=None, *, zero_based="auto", dtype=np.float64)
     X : scipy.sparse.csc_array of shape (n_samples, n_features)
         Sorted int32 indices.
     y : ndarray of shape (n_samples,)
+
+    Raises
+    ------
+    FileNotFoundError
+        No file at ``path``.
+    ValueError
+        The file does not read: the message names the file and, for a line that
+        breaks the format, its number (from 1) and what is wrong with it.
     """
     from sklearn.datasets import load_svmlight_file
 
@@ -335,8 +404,16 @@ def load_svmlight(path, n_features=None, *, zero_based="auto", dtype=np.float64)
     path = Path(path).expanduser()
     if not path.is_file():
         raise FileNotFoundError(f"svmlight file {path} does not exist")
-    X, y = load_svmlight_file(str(path), n_features=n_features, dtype=dtype,
-                              zero_based=zero_based)
+    try:
+        X, y = load_svmlight_file(str(path), n_features=n_features, dtype=dtype,
+                                  zero_based=zero_based)
+    except ValueError as exc:
+        found = _first_bad_svmlight_line(path, zero_based)
+        if found is None:  # not a line's syntax (n_features too small, say)
+            raise ValueError(f"malformed svmlight file {path}: {exc}") from None
+        number, reason = found
+        raise ValueError(f"malformed svmlight file {path}, line {number}: {reason} "
+                         f"(expected: label [qid:id] index:value ...)") from None
     if X.shape[0] == 0:
         raise ValueError(f"{path} holds no records")
     return canonical_csc(X), np.asarray(y, dtype=np.float64)
