@@ -246,7 +246,8 @@ def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=None, p
     elif plot:
         stage(f"plot: {plot}")
         from .experiments import plot_error_vs_passes
-        plot_error_vs_passes(rows, path=plot)
+        zero = (f_zero + problem.penalty.value(np.zeros(problem.n_features)) - f_star) / f_star
+        plot_error_vs_passes(rows, path=plot, reference=zero)
         print(f"\nplot: {plot}", file=out)
     print(f"total time {time.perf_counter() - start:.1f} s", file=out)
     return summary.rows
