@@ -54,7 +54,9 @@ def build_problem(dataset, *, penalty="l1", alpha=None, smoothness="private", fe
     from .experiments import Problem
     from .penalties import L1, L2
 
-    X, y = load(dataset, data_home=data_home, download=download, random_state=seed)
+    from .datasets._download import command_line_messages
+    with command_line_messages():  # advice in the command line's words (--no-download...)
+        X, y = load(dataset, data_home=data_home, download=download, random_state=seed)
     X = _as_csc(X)
     labels = np.unique(y)
     classification = labels.size == 2
@@ -460,13 +462,17 @@ def parser():
                    help="also tune each solver privately (PrivateSearch, the whole search "
                         "within epsilon) and print its error beside the tuned one")
     c.add_argument("--data-home", default=None, metavar="DIR",
-                   help="data folder (default: $SPARSEDP_DATA)")
+                   help="data folder (default: $SPARSEDP_DATA if set; else, in a source "
+                   "checkout, ../shared/data beside it if present; else ~/.cache/sparsedp, "
+                   "where downloads go)")
     c.add_argument("--no-download", action="store_true", help="never download data")
     d = sub.add_parser("datasets", help="list the built-in data sets and which are here",
                        description="List the built-in data sets (real and synthetic), their "
                        "shape, task and source, and whether their files are in the data folder.")
     d.add_argument("--data-home", default=None, metavar="DIR",
-                   help="data folder (default: $SPARSEDP_DATA)")
+                   help="data folder (default: $SPARSEDP_DATA if set; else, in a source "
+                   "checkout, ../shared/data beside it if present; else ~/.cache/sparsedp, "
+                   "where downloads go)")
     return p
 
 

@@ -23,6 +23,13 @@ def pytest_sessionstart(session):
 
 EXAMPLE = pathlib.Path(__file__).resolve().parents[1] / "examples" / "cython"
 
+# The tests run from a checkout: its real data (../shared/data beside it) when present,
+# also for an installed (non-editable) sparsedp, whose default folder is the user's
+# cache (docs/datasets.rst).  $SPARSEDP_DATA, when set, wins.
+_CHECKOUT_DATA = pathlib.Path(__file__).resolve().parents[2] / "shared" / "data"
+if not os.environ.get("SPARSEDP_DATA") and _CHECKOUT_DATA.is_dir():
+    os.environ["SPARSEDP_DATA"] = str(_CHECKOUT_DATA)
+
 
 def c_compiler():
     """The C compiler setuptools would call ($CC, else Python's build CC), or None."""
