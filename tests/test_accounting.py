@@ -586,11 +586,12 @@ def test_ledger_floating_point_sampler_slack(z, steps, delta, errors):
     assert led.epsilon == pytest.approx(expected, rel=1e-12, abs=1e-15)
     assert led.epsilon >= expected  # rounded on the safe side
     assert led.get_epsilon(delta) == led.epsilon
-    text = str(led)
+    text = led.report(verbose=True)
     for i, (eta, count) in enumerate(errors):
         assert (f"draws {i}: floating-point sampler: {count} draws within "
                 f"exp(+-{eta:.6g}) of the ideal law") in text
-    assert "sampler slack" in text.splitlines()[-1]
+    assert "floating-point slack" in text.splitlines()[-1]
+    assert f"epsilon +{2 * float(H):.3g}" in str(led)  # the default: one summary line
 
 
 def test_ledger_sampler_slack_arguments():
@@ -636,7 +637,7 @@ def test_sampler_total_variation_is_paid_from_delta():
     assert led.epsilon > ideal
     # the guarantee it states holds: delta_ideal(eps) + (1 + e^eps) T <= delta
     assert gaussian_delta(10.0, 100, led.epsilon) + (1 + math.exp(led.epsilon)) * 1e-9 <= 1e-6
-    assert "total variation" in str(led)
+    assert "total variation" in format(led, "v")
     with pytest.raises(ValueError, match="tau"):
         led.add_sampler_tv("x", -1.0)
     huge = PrivacyLedger(delta=1e-6)

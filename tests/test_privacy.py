@@ -307,13 +307,13 @@ def test_report_table_lists_every_mechanism_with_its_count_and_noise():
         assert row[:count_end].endswith(f" {entry.count}")
     long_name = ledger.entries[2].name
     assert f"  {long_name}" in lines  # longer than the column: a line of its own
-    assert "z=20 (sigma=0.4)" in _row_of(lines, "coordinate gradients")
-    assert "b=8 (scale=12)" in _row_of(lines, "smoothness constants")
+    assert "sigma=0.4 = 20 x sensitivity" in _row_of(lines, "coordinate gradients")
+    assert "scale=12 = 8 x sensitivity" in _row_of(lines, "smoothness constants")
     assert _row_of(lines, "smoothness constants").split()[-1] == "0.125"
     assert _row_of(lines, long_name).split()[-1] == "0.01"
     method = ledger.get_epsilon(return_method=True)[1]
-    assert lines[-1] == (f"Total: ({eps:.6g}, 1e-06)-DP [{method} "
-                         "incl. floating-point sampler slack]")
+    assert lines[-1] == (f"Total: ({eps:.6g}, 1e-06)-DP under replace-one neighbours "
+                         f"[{method}, incl. floating-point slack]")
     # a planted bug: a mechanism missing from the table is noticed
     dropped = PrivacyLedger(delta=1e-6)
     dropped.entries = ledger.entries[1:]
@@ -323,10 +323,11 @@ def test_report_table_lists_every_mechanism_with_its_count_and_noise():
     sampled = PrivacyLedger(delta=1e-5, relation="add-remove")
     sampled.add_sampled_gaussian("minibatch", 1.1, 0.01, count=100, sensitivity=2.0)
     lines = str(sampled).splitlines()
-    assert lines[0].startswith("PrivacyLedger: add-remove neighbours, (")
+    assert lines[0].startswith("PrivacyLedger: add/remove neighbours (n public), (")
     assert lines[1].split()[-1] == "q"
     assert _row_of(lines, "minibatch").split() == ["minibatch", "sampled_gaussian", "100", "2",
-                                                   "z=1.1", "(sigma=2.2)", "-", "0.01"]
+                                                   "sigma=2.2", "=", "1.1", "x", "sensitivity",
+                                                   "-", "0.01"]
     assert str(PrivacyLedger()).splitlines() == [
         "PrivacyLedger: replace-one neighbours, no delta set", "  (no mechanism recorded)",
         "Total: set a delta to compute epsilon"]

@@ -1,17 +1,58 @@
 """Best of grid: per (problem, solver), the grid point with the lowest mean objective."""
+import inspect
 import json
 import math
 
 import numpy as np
 
+from ..solvers import get_spec
 from ._results import as_rows
 
-__all__ = ["Summary", "summarize", "support_table"]
+__all__ = ["RELATION_NOTE", "Summary", "fit_relation", "summarize", "support_table"]
 
 NOTE = ("Non-private diagnostics: the objective F, the relative error (F(w) - F*) / F* and "
         "the support counts are computed on the training data without noise (F*, w*: exact "
         "solver), and the best grid point is chosen with them; none of this is covered by "
         "the fits' privacy guarantee (see sparsedp.experiments.tuning_cost).")
+
+#: the batch solvers' ``sampling``: Poisson batches are accounted under add/remove
+#: neighbours, fixed-size batches without replacement under replace-one
+#: (sparsedp.solvers._batch.Sampling.relation)
+SAMPLING_RELATIONS = {"poisson": "add-remove", "fixed": "replace-one"}
+
+#: the neighbouring relations in the table's words
+RELATION_WORDS = {"replace-one": "replace-one", "add-remove": "add/remove"}
+
+RELATION_NOTE = ("neighbours: the relation each row's epsilon holds under (replace-one: one "
+                 "row replaced, n fixed; add/remove: one row added or removed, n public); "
+                 "an epsilon under one relation is a different guarantee from the same "
+                 "epsilon under the other.")
+
+
+def fit_relation(solver, params):
+    """The neighbouring relation a fit of ``solver`` with ``params`` is accounted under.
+
+    The solver's own (:attr:`SolverSpec.relation <sparsedp.solvers.SolverSpec>`),
+    except for a solver that takes ``sampling``: Poisson batches (its default
+    unless ``params`` say otherwise) are accounted under add/remove
+    neighbours, fixed-size batches under replace-one.
+
+    Parameters
+    ----------
+    solver : str
+        A name or key of :data:`sparsedp.solvers.REGISTRY`.
+    params : dict
+        The fit's keyword arguments (a grid point).
+
+    Returns
+    -------
+    {"replace-one", "add-remove"}
+    """
+    spec = get_spec(solver)
+    sampling = inspect.signature(spec.function).parameters.get("sampling")
+    if sampling is None:
+        return spec.relation
+    return SAMPLING_RELATIONS[params.get("sampling", sampling.default)]
 
 
 def _mmm(values, prefix):
@@ -54,7 +95,10 @@ class Summary:
     ``_mean`` / ``_max``, ``in_sample_rel_error_*`` (the runs that chose it), ``support_correct_*``, ``support_incorrect_*``,
     ``support_true`` (``|supp w*|``), ``time_*`` (seconds per fit),
     ``ledger_epsilon`` (largest epsilon the best point's fits report: ``inf``
-    when they used constants computed from the data) and ``private``.
+    when they used constants computed from the data), ``private`` and
+    ``relation`` (the neighbouring relation the fits' epsilon holds under,
+    ``"replace-one"`` or ``"add-remove"``: :func:`fit_relation`; the table's
+    ``neighbours`` column, explained by :data:`RELATION_NOTE`).
     The objective, relative error and support counts are non-private
     diagnostics (:data:`NOTE`).
     """
@@ -75,17 +119,18 @@ class Summary:
 
     def to_text(self):
         """The table as plain text (also ``str(summary)``)."""
-        header = ("problem", "solver", "epsilon", "passes",
+        header = ("problem", "solver", "epsilon", "neighbours", "passes",
                   "rel. error min / mean / max [non-private]",
                   "support ok / wrong of |w*| [non-private]", "time (s)",
                   "points x runs", "ledger eps", "best params")
         if self.in_sample:
-            header = header[:5] + ("in-sample mean [non-private]",) + header[5:]
+            header = header[:6] + ("in-sample mean [non-private]",) + header[6:]
         lines = []
         for r in self.rows:
             params = ", ".join(f"{k}={_short(v)}" for k, v in r["params"].items())
             lines.append((
-                r["problem"], r["solver"], f"{r['epsilon']:g}", f"{r['passes']:g}",
+                r["problem"], r["solver"], f"{r['epsilon']:g}", RELATION_WORDS[r["relation"]],
+                f"{r['passes']:g}",
                 f"{r['rel_error_min']:.3g} / {r['rel_error_mean']:.3g} / "
                 f"{r['rel_error_max']:.3g}",
                 f"{r['support_correct_mean']:.3g} / {r['support_incorrect_mean']:.3g} of "
@@ -94,14 +139,14 @@ class Summary:
                 + (f", {r['n_runs']} fresh" if r["fresh"] else ""),
                 f"{r['ledger_epsilon']:.3g}" + ("" if r["private"] else " (leak)"), params))
             if self.in_sample:
-                lines[-1] = (*lines[-1][:5], f"{r['in_sample_rel_error_mean']:.3g}",
-                             *lines[-1][5:])
+                lines[-1] = (*lines[-1][:6], f"{r['in_sample_rel_error_mean']:.3g}",
+                             *lines[-1][6:])
         widths = [max(len(h), *(len(line[k]) for line in lines)) if lines else len(h)
                   for k, h in enumerate(header)]
         text = [self.title, "  ".join(h.ljust(w) for h, w in zip(header, widths)).rstrip()]
         text += ["  ".join(c.ljust(w) for c, w in zip(line, widths)).rstrip()
                  for line in lines]
-        return "\n".join(text + [NOTE])
+        return "\n".join(text + [RELATION_NOTE, NOTE])
 
     __str__ = to_text
 
@@ -187,6 +232,7 @@ def summarize(results, *, by_passes=False, fresh=None, in_sample=False):
             **_mmm([r["time"] for r in runs], "time"),
             "ledger_epsilon": max(r["ledger_epsilon"] for r in runs),
             "private": all(math.isfinite(r["ledger_epsilon"]) for r in runs),
+            "relation": fit_relation(group[1], json.loads(params)),
         })
     title = "Best of grid by mean objective over runs" + (" per budget" if by_passes else "")
     if reruns is None:

@@ -1,9 +1,11 @@
 """What tuning on the private data costs: the composition of every fit of the grid."""
 import math
 from dataclasses import dataclass
+from typing import Optional
 
 from .._validation import check_integer, check_privacy_budget
 from ..privacy import calibrate_gaussian, gdp_epsilon, pure_composition_epsilon
+from ..privacy._checks import check_relation
 
 __all__ = ["TuningCost", "tuning_cost"]
 
@@ -33,6 +35,10 @@ class TuningCost:
         Gaussian mechanism (``gdp_mu``: DP-CD with public constants, exactly),
         the fits compose to ``sqrt(n_fits) mu``-GDP, exactly: ``gdp_epsilon`` at
         the same ``delta`` as one fit.
+    relation : {"replace-one", "add-remove"} or None
+        The neighbouring relation every fit's guarantee holds under, and so the
+        compositions'; None: not stated (the report then says that the bounds
+        need one relation for all the fits).
     """
 
     n_points: int
@@ -46,11 +52,21 @@ class TuningCost:
     optimal_delta: float
     gdp_mu: float
     gdp_epsilon: float
+    relation: Optional[str] = None
 
     def __str__(self):
+        if self.relation is None:
+            under = ["under its own neighbouring relation.",
+                     "The bounds below compose fits under one relation: a grid mixing "
+                     "replace-one fits (DP-CD, DP-GCD, fixed-size batches) and add/remove fits "
+                     "(Poisson batches: DP-SGD, DP-SCD) is not covered by them (each "
+                     "relation's fits compose apart)."]
+        else:
+            under = [f"under {self.relation.replace('add-remove', 'add/remove')} neighbours."]
         return "\n".join([
             f"Tuning on the private data: {self.n_points} grid points x {self.n_runs} runs = "
-            f"{self.n_fits} fits, each ({self.epsilon:g}, {self.delta:.3g})-DP.",
+            f"{self.n_fits} fits, each ({self.epsilon:g}, {self.delta:.3g})-DP {under[0]}",
+            *under[1:],
             "Publishing all of them (choosing among the published models afterwards is "
             "post-processing) costs:",
             f"  basic composition:                  ({self.basic_epsilon:.4g}, "
@@ -65,7 +81,7 @@ class TuningCost:
             "data without noise."])
 
 
-def tuning_cost(n_points, n_runs=1, *, epsilon, delta):
+def tuning_cost(n_points, n_runs=1, *, epsilon, delta, relation=None):
     """The privacy cost of tuning on the private data, under composition.
 
     The papers tune on the private data (best of a grid by the training
@@ -98,6 +114,10 @@ def tuning_cost(n_points, n_runs=1, *, epsilon, delta):
     epsilon : float
         Budget of one fit (> 0, finite).
     delta : float in (0, 1)
+    relation : {"replace-one", "add-remove"}, optional
+        The neighbouring relation of every fit (:func:`fit_relation
+        <sparsedp.experiments._summary.fit_relation>`), which the report then
+        states.  The compositions hold for fits under one relation only.
 
     Returns
     -------
@@ -115,6 +135,7 @@ def tuning_cost(n_points, n_runs=1, *, epsilon, delta):
     n_points = check_integer(n_points, "n_points")
     n_runs = check_integer(n_runs, "n_runs")
     epsilon, delta = check_privacy_budget(epsilon, delta)
+    relation = None if relation is None else check_relation(relation)
     if math.isinf(epsilon):
         raise ValueError("tuning_cost needs a finite epsilon (epsilon = inf is no privacy)")
     g = n_points * n_runs
@@ -124,4 +145,4 @@ def tuning_cost(n_points, n_runs=1, *, epsilon, delta):
     return TuningCost(n_points=n_points, n_runs=n_runs, n_fits=g, epsilon=epsilon,
                       delta=delta, basic_epsilon=g * epsilon, basic_delta=min(1.0, g * delta),
                       optimal_epsilon=optimal, optimal_delta=optimal_delta, gdp_mu=mu,
-                      gdp_epsilon=gdp_epsilon(math.sqrt(g) * mu, delta))
+                      gdp_epsilon=gdp_epsilon(math.sqrt(g) * mu, delta), relation=relation)

@@ -134,8 +134,11 @@ class PrivacyLedger:
 
     The ledger is the fit's privacy report: ``str(ledger)`` prints it as a table
     (relation and total; one row per mechanism with its kind, count, sensitivity,
-    noise and per-use epsilon0; the sampler slack; the leaks, marked NOT PRIVATE;
-    the ``Total:`` line with the accountant that gave it), :meth:`to_dict`
+    the scale of its noise in the released value's units and per-use epsilon0;
+    one line summing up the sampler slack, every entry with
+    ``ledger.report(verbose=True)`` or ``format(ledger, "v")``; the leaks, marked
+    NOT PRIVATE; the ``Total:`` line with the neighbouring relation and the
+    accountant that gave it), :meth:`to_dict`
     converts it to a JSON-serialisable dict, and :meth:`compose` merges the
     ledgers of several fits on the same data into one, accounted together.
 
@@ -214,7 +217,8 @@ class PrivacyLedger:
         self.add(Laplace(noise_multiplier, name=name, count=count, sensitivity=sensitivity,
                          relation=relation))
 
-    def add_pure(self, name, epsilon0, count=1, sensitivity=None, relation="replace-one"):
+    def add_pure(self, name, epsilon0, count=1, sensitivity=None, relation="replace-one",
+                 noise_multiplier=None, noise_law=None):
         """Record ``count`` adaptive epsilon0-DP mechanisms (e.g. Laplace report-noisy-max).
 
         Parameters
@@ -224,14 +228,21 @@ class PrivacyLedger:
             Pure DP parameter of one use, ``>= 0``.
         count : int, default=1
         sensitivity : float, optional
-            Informational.
+            Informational: for a noisy max, the sensitivity of each score.
         relation : {"replace-one", "add-remove"}, default="replace-one"
+        noise_multiplier : float, optional
+            Informational, for a noisy max: the scale of the noise added to each
+            score over ``sensitivity`` (``2 / epsilon0`` for report-noisy-max with
+            ``Lap(2 Delta / eps0)``); the report shows the scale in the scores' units.
+        noise_law : {"laplace", "gumbel"}, optional
+            The law of that noise (required with ``noise_multiplier``).
         """
         self.add(PureDP(epsilon0, name=name, count=count, sensitivity=sensitivity,
-                        relation=relation))
+                        relation=relation, noise_multiplier=noise_multiplier,
+                        noise_law=noise_law))
 
     def add_bounded_range(self, name, epsilon0, count=1, sensitivity=None,
-                          relation="replace-one"):
+                          relation="replace-one", noise_multiplier=None):
         """Record ``count`` epsilon0-bounded-range mechanisms (exponential mechanism).
 
         Only for mechanisms proven bounded-range (see :func:`rdp_bounded_range`).
@@ -242,10 +253,17 @@ class PrivacyLedger:
         epsilon0 : float
         count : int, default=1
         sensitivity : float, optional
+            Informational: the sensitivity of each score.
         relation : {"replace-one", "add-remove"}, default="replace-one"
+        noise_multiplier : float, optional
+            Informational: the scale of the Gumbel noise of the exponential
+            mechanism as Gumbel-max over ``sensitivity`` (``2 / epsilon0`` for
+            ``P(j) ∝ exp(eps0 s_j / (2 Delta))``); the report shows the scale in
+            the scores' units.
         """
         self.add(BoundedRange(epsilon0, name=name, count=count, sensitivity=sensitivity,
-                              relation=relation))
+                              relation=relation, noise_multiplier=noise_multiplier,
+                              noise_law=None if noise_multiplier is None else "gumbel"))
 
     def add_sampled_gaussian(self, name, noise_multiplier, sampling_rate, count=1,
                              sensitivity=None, relation="add-remove"):
@@ -406,6 +424,35 @@ class PrivacyLedger:
             return 0.0
         h = math.fsum(eta * count for _, eta, count in self.sampler_errors)
         return math.nextafter(h, math.inf) if h > 0 else 0.0
+
+    def sampler_slack_cost(self, delta=None):
+        """What the floating-point sampler slack costs the total: ``(epsilon added,
+        delta taken)``.
+
+        As :meth:`get_epsilon` accounts it: ``2 H`` is added to epsilon
+        (``H = sum eta * count``, :meth:`add_sampler_error`), and the mechanisms
+        are accounted at the delta left once the total-variation slack is paid
+        (:meth:`add_sampler_tv`) and the rest multiplied by ``e^-H``; the delta
+        taken is the target's difference to that.  Both are 0 without slack.
+
+        Parameters
+        ----------
+        delta : float, optional
+            Target delta; defaults to :attr:`delta`.  Without either the delta
+            taken is None.
+
+        Returns
+        -------
+        epsilon_added : float
+        delta_taken : float or None
+        """
+        added = 2.0 * self._sampler_slack()
+        if delta is None:
+            delta = self._delta
+            if delta is None:
+                return added, None
+        delta = check_delta(delta)
+        return added, delta - slack_delta(self._tv_delta(delta), self._sampler_slack())
 
     # ---- accounting ------------------------------------------------------------------
     @property
@@ -665,6 +712,35 @@ class PrivacyLedger:
         return f"PrivacyLedger(delta={self._delta!r}, relation={self.relation!r}, " \
                f"{len(self.entries)} mechanisms)"
 
+    def report(self, verbose=False):
+        """The privacy report as an aligned table (also ``str(ledger)``).
+
+        Parameters
+        ----------
+        verbose : bool, default=False
+            Also list each floating-point sampler entry (by default one line
+            sums them up: how many, and what they add to the total, which
+            includes them).  ``format(ledger, "v")`` is the same.
+
+        Returns
+        -------
+        str
+            The header (relation and total); one row per mechanism: its kind,
+            count, sensitivity, the scale of its noise in the released value's
+            units, its pure epsilon0 per use and its sampling rate, under a line
+            saying what each column shows; the floating-point slack; the leaks;
+            and the ``Total:`` line, with the neighbouring relation and the
+            accountant that gave it.
+        """
+        return report(self, verbose=verbose)
+
     def __str__(self):
-        """The privacy report as an aligned table (:func:`~sparsedp.privacy._report.report`)."""
+        """The privacy report as an aligned table (:meth:`report`)."""
         return report(self)
+
+    def __format__(self, format_spec):
+        """``format(ledger, "v")``: the verbose report (:meth:`report`); ``""``: ``str``."""
+        if format_spec not in ("", "v"):
+            raise ValueError(f"unknown format {format_spec!r} for a PrivacyLedger: "
+                             f"'' (the report) or 'v' (with every sampler entry)")
+        return report(self, verbose=format_spec == "v")

@@ -16,6 +16,7 @@ from typing import ClassVar, Optional
 import numpy as np
 
 from ._checks import check_count, check_noise, check_nonneg, check_relation, check_sampling_rate
+from ._report import mechanism_cells, relation_text
 from .pld import DEFAULT_GRID, gaussian_pld, laplace_pld, pure_pld, sampled_gaussian_pld
 from .rdp import (DEFAULT_ORDERS, rdp_bounded_range, rdp_gaussian, rdp_laplace, rdp_pure,
                   rdp_sampled_gaussian, rdp_sampled_gaussian_wor)
@@ -95,19 +96,31 @@ class Mechanism:
         return None
 
     def _noise(self):
-        """Label and value parts of the report line."""
+        """Further parts of :meth:`describe` (a subclass's own parameters)."""
         return []
 
     def describe(self):
-        """One line of the privacy report."""
-        parts = self._noise()
-        if self.sensitivity is not None:
-            parts.append(f"sensitivity={self.sensitivity:.6g}")
-            scale = getattr(self, "noise_multiplier", None)
-            if scale is not None:
-                parts.append(f"noise scale={scale * self.sensitivity:.6g}")
-        parts += [f"x {self.count}", f"[{self.relation}]"]
-        return f"{self.name}: {self.kind} " + ", ".join(parts)
+        """One line: what ran, its noise in the released value's units, and the relation.
+
+        The same figures as the mechanism's row of the privacy report
+        (``str(ledger)``): the kind, the number of uses, the sensitivity, the
+        noise's scale (``sigma = z x sensitivity`` for a Gaussian, the Laplace
+        scale for a Laplace mechanism, the scale of the noise added to each
+        score for a noisy max), the pure epsilon0 of one use and the sampling
+        rate, where they apply.
+
+        Examples
+        --------
+        >>> gaussian = Gaussian(20.0, name="gradients", count=100, sensitivity=0.02)
+        >>> gaussian.describe().split("; ")[0]
+        'gradients: gaussian x 100 under replace-one neighbours'
+        >>> gaussian.describe().split("; ")[2]
+        'noise sigma=0.4 = 20 x sensitivity'
+        """
+        parts = [f"{label} {value}" for label, value in mechanism_cells(self.as_dict())
+                 if value != "-"]
+        return (f"{self.name}: {self.kind} x {self.count} under "
+                f"{relation_text(self.relation)}; " + "; ".join(parts + self._noise()))
 
     def as_dict(self):
         """The record as a dict of plain Python values (JSON-serialisable).
@@ -116,9 +129,12 @@ class Mechanism:
 
         * ``name``, ``kind`` (:attr:`kind`), ``count``, ``sensitivity``, ``relation``;
         * ``noise_multiplier``: noise scale / sensitivity (``z`` of a Gaussian, ``b``
-          of a Laplace mechanism);
-        * ``noise_scale``: ``noise_multiplier * sensitivity`` (the Gaussian's
-          ``sigma``, the Laplace scale), when the sensitivity is known;
+          of a Laplace mechanism; for a noisy max that records it, the scale of
+          the noise on each score over the score's sensitivity);
+        * ``noise_scale``: ``noise_multiplier * sensitivity``, the scale of the
+          noise in the released value's units (the Gaussian's ``sigma``, the
+          Laplace scale, a noisy max's noise on each score), when the
+          sensitivity is known;
         * ``epsilon0``: the pure-DP parameter of one use (:attr:`pure_epsilon`;
           ``1 / b`` for a Laplace mechanism, ``inf`` without noise);
         * ``sampling_rate``: the subsampling rate ``q``;
@@ -146,9 +162,6 @@ class NoisyRelease(Mechanism):
     def __post_init__(self):
         super().__post_init__()
         object.__setattr__(self, "noise_multiplier", check_noise(self.noise_multiplier))
-
-    def _noise(self):
-        return [f"z={self.noise_multiplier:.6g}"]
 
 
 @dataclass(frozen=True)
@@ -197,8 +210,9 @@ class Laplace(NoisyRelease):
     def pld(self, grid=DEFAULT_GRID):
         return laplace_pld(self.noise_multiplier, grid)
 
-    def _noise(self):
-        return [f"b={self.noise_multiplier:.6g} (eps0={self.pure_epsilon:.6g})"]
+
+#: laws of the noise a pure mechanism may record adding to each score (:class:`PureDP`)
+NOISE_LAWS = ("laplace", "gumbel")
 
 
 @dataclass(frozen=True)
@@ -207,14 +221,37 @@ class PureDP(Mechanism):
 
     RDP by the randomized-response bound (:func:`~sparsedp.privacy.rdp.rdp_pure`),
     ``epsilon0^2 / 2``-zCDP per use.
+
+    Parameters
+    ----------
+    epsilon0 : float
+        Pure DP parameter of one use, ``>= 0``: the guarantee.
+    noise_multiplier : float, optional
+        Informational, for a noisy max: the scale of the noise added to each
+        candidate's score over the score's ``sensitivity`` (report-noisy-max
+        with ``Lap(2 Delta / eps0)``: ``2 / eps0``).  With the sensitivity, the
+        report shows the scale in the scores' units.
+    noise_law : {"laplace", "gumbel"}, optional
+        The law of that noise; required with ``noise_multiplier``.
     """
 
     epsilon0: float
+    noise_multiplier: Optional[float] = field(default=None, kw_only=True)
+    noise_law: Optional[str] = field(default=None, kw_only=True)
     kind: ClassVar[str] = "pure"
 
     def __post_init__(self):
         super().__post_init__()
-        object.__setattr__(self, "epsilon0", check_nonneg(self.epsilon0, "epsilon0"))
+        set_ = object.__setattr__
+        set_(self, "epsilon0", check_nonneg(self.epsilon0, "epsilon0"))
+        if (self.noise_multiplier is None) != (self.noise_law is None):
+            raise ValueError("noise_multiplier and noise_law go together: the scale of the "
+                             "noise on each score and its law")
+        if self.noise_multiplier is not None:
+            set_(self, "noise_multiplier", check_noise(self.noise_multiplier))
+            if self.noise_law not in NOISE_LAWS:
+                raise ValueError(f"noise_law must be one of {NOISE_LAWS}, "
+                                 f"got {self.noise_law!r}")
 
     def rdp(self, orders=DEFAULT_ORDERS):
         return self.count * rdp_pure(self.epsilon0, orders)
@@ -227,16 +264,15 @@ class PureDP(Mechanism):
     def pure_epsilon(self):
         return self.epsilon0
 
-    def _noise(self):
-        return [f"eps0={self.epsilon0:.6g}"]
-
 
 @dataclass(frozen=True)
 class BoundedRange(PureDP):
     """An epsilon0-bounded-range mechanism (the exponential mechanism).
 
     epsilon0-DP and ``epsilon0^2 / 8``-zCDP per use (Cesar and Rogers 2021).
-    Only for mechanisms proven bounded-range.
+    Only for mechanisms proven bounded-range.  The exponential mechanism
+    ``P(j) ∝ exp(eps0 s_j / (2 Delta))`` is Gumbel-max: it may record
+    ``noise_multiplier=2 / eps0`` and ``noise_law="gumbel"`` (:class:`PureDP`).
     """
 
     kind: ClassVar[str] = "bounded_range"
@@ -268,9 +304,6 @@ class SampledGaussian(NoisyRelease):
 
     def pld(self, grid=DEFAULT_GRID):
         return sampled_gaussian_pld(self.noise_multiplier, self.sampling_rate, grid)
-
-    def _noise(self):
-        return super()._noise() + [f"q={self.sampling_rate:.6g}"]
 
 
 @dataclass(frozen=True)
