@@ -14,6 +14,7 @@ from sparsedp.privacy._root import bracket_root
 from sparsedp.privacy.rdp import rdp_pure
 from sparsedp.solvers import calibrate_dp_gcd
 from sparsedp.solvers._dp_gcd import _ledger
+from sparsedp.privacy._report import upper_text
 
 
 # --------------------------------------------------------------------------------------
@@ -297,7 +298,7 @@ def test_report_table_lists_every_mechanism_with_its_count_and_noise():
     text = str(ledger)
     lines = text.splitlines()
     eps = ledger.epsilon
-    assert lines[0] == f"PrivacyLedger: replace-one neighbours, ({eps:.6g}, 1e-06)-DP"
+    assert lines[0] == f"PrivacyLedger: replace-one neighbours, ({upper_text(eps)}, 1e-06)-DP"
     assert lines[1].split() == ["mechanism", "kind", "count", "sensitivity", "noise", "eps0"]
     count_end = lines[1].index("count") + len("count")
     for entry in ledger.entries:
@@ -312,7 +313,7 @@ def test_report_table_lists_every_mechanism_with_its_count_and_noise():
     assert _row_of(lines, "smoothness constants").split()[-1] == "0.125"
     assert _row_of(lines, long_name).split()[-1] == "0.01"
     method = ledger.get_epsilon(return_method=True)[1]
-    assert lines[-1] == (f"Total: ({eps:.6g}, 1e-06)-DP under replace-one neighbours "
+    assert lines[-1] == (f"Total: ({upper_text(eps)}, 1e-06)-DP under replace-one neighbours "
                          f"[{method}, incl. floating-point slack]")
     # a planted bug: a mechanism missing from the table is noticed
     dropped = PrivacyLedger(delta=1e-6)

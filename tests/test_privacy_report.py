@@ -17,6 +17,7 @@ from sparsedp.experiments._summary import RELATION_NOTE, fit_relation
 from sparsedp.penalties import L1, L2
 from sparsedp.privacy import BoundedRange, PrivacyLedger, PureDP
 from sparsedp.solvers import REGISTRY, dp_cd, dp_gcd, dp_scd, dp_sgd
+from sparsedp.privacy._report import upper_text
 
 HEADER = ["mechanism", "kind", "count", "sensitivity", "noise", "eps0"]
 TOTAL = re.compile(r"Total: \((?P<eps>\S+), (?P<delta>\S+)\)-DP under (?P<relation>.+) "
@@ -192,7 +193,7 @@ def test_total_line_states_the_fits_relation(case):
     match = TOTAL.match(lines[-1])
     assert match, lines[-1]
     eps, method = ledger.get_epsilon(return_method=True)
-    assert (match["eps"], match["delta"], match["method"]) == (f"{eps:.6g}", "1e-06", method)
+    assert (match["eps"], match["delta"], match["method"]) == (upper_text(eps), "1e-06", method)
     assert match["relation"] == RELATIONS[ledger.relation]
     assert lines[0].startswith(f"PrivacyLedger: {RELATIONS[ledger.relation]}, ")
     assert match["slack"]  # every solver's samplers have slack, included in the total
@@ -208,7 +209,7 @@ def test_total_line_without_delta_or_with_a_leak():
     ledger = PrivacyLedger(delta=1e-6, relation="add-remove")
     ledger.add_gaussian("g", 10.0, count=10, relation="add-remove")
     assert str(ledger).splitlines()[-1] == (
-        f"Total: ({ledger.epsilon:.6g}, 1e-06)-DP under add/remove neighbours (n public) [gdp]")
+        f"Total: ({upper_text(ledger.epsilon)}, 1e-06)-DP under add/remove neighbours (n public) [gdp]")
     ledger.add_leak("constants", "from the data")
     assert str(ledger).splitlines()[-1].startswith("Total: (inf, 1e-06)-DP: NOT PRIVATE")
 
@@ -339,3 +340,18 @@ def test_tuning_cost_states_the_relation_or_that_it_needs_one():
         "replace-one"
     with pytest.raises(ValueError, match="relation"):
         tuning_cost(5, epsilon=1.0, delta=1e-6, relation="neighbours")
+
+
+@pytest.mark.parametrize("value, digits, text", [
+    (0.9448231, 6, "0.944824"),     # rounded up where nearest gives 0.944823
+    (1.0, 6, "1"),
+    (1.0000000000000002, 6, "1.00001"),  # just above 1: never printed as 1
+    (1.5625e-06, 3, "1.57e-06"),
+    (2.5e-7, 3, "2.5e-07"),
+    (123456.7, 6, "123457"),
+])
+def test_printed_epsilon_and_delta_never_understate(value, digits, text):
+    from decimal import Decimal
+    from sparsedp.privacy._report import upper_text
+    assert upper_text(value, digits) == text
+    assert Decimal(text) >= Decimal(value)

@@ -9,10 +9,10 @@ from ._summary import best_points
 
 __all__ = ["error_curves", "plot_error_vs_passes"]
 
-#: colour and marker of each solver, the same in every figure (the DP-CD paper's
-#: colours: DP-CD blue, DP-SGD orange, DP-SCD red)
-SOLVER_STYLE = {"dp_cd": ("C0", "o"), "dp_sgd": ("C1", "s"), "dp_gcd": ("C2", "^"),
-                "dp_scd": ("C3", "D")}
+#: colour and marker of each solver of the registry, in its order, the same in every
+#: figure (DP-CD, DP-GCD, DP-SGD, DP-SCD: the DP-CD paper's DP-CD blue, DP-SGD orange,
+#: DP-SCD red)
+SOLVER_STYLE = dict(zip(REGISTRY, [("C0", "o"), ("C2", "^"), ("C1", "s"), ("C3", "D")]))
 #: one panel, width x height in inches: a column of a two-column paper
 PANEL_SIZE = (3.4, 2.6)
 #: font sizes in points

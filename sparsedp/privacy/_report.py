@@ -4,7 +4,10 @@ Formatting only: every figure comes from the ledger's own accounting
 (:class:`~sparsedp.privacy.PrivacyLedger`) and its records
 (:meth:`Mechanism.as_dict <sparsedp.privacy.mechanisms.Mechanism.as_dict>`).
 """
-__all__ = ["mechanism_cells", "relation_text", "report", "total_line"]
+import decimal
+import math
+
+__all__ = ["mechanism_cells", "relation_text", "report", "total_line", "upper_text"]
 
 #: the neighbouring relations in the report's words.  Under add/remove the number of
 #: rows n is treated as public: the solvers derive the sampling rate and the number of
@@ -23,6 +26,17 @@ _LAWS = {"laplace": "Laplace", "gumbel": "Gumbel"}
 _GAUSSIAN_KINDS = ("gaussian", "sampled_gaussian", "sampled_gaussian_wor")
 
 
+def upper_text(value, digits=6):
+    """``value`` printed to ``digits`` significant digits, rounded up: a printed epsilon
+    or delta never understates the one computed (``f"{value:.6g}"`` rounds to nearest)."""
+    if not math.isfinite(value) or value <= 0:
+        return f"{value:.{digits}g}"
+    exact = decimal.Decimal(value)  # the double's exact value
+    step = decimal.Decimal(1).scaleb(exact.adjusted() - digits + 1)
+    up = exact.quantize(step, rounding=decimal.ROUND_CEILING)
+    return f"{float(up):.{digits}g}"
+
+
 def relation_text(relation):
     """``"replace-one neighbours"`` or ``"add/remove neighbours (n public)"``."""
     return RELATION_TEXT.get(relation, f"{relation} neighbours")
@@ -37,13 +51,14 @@ def total_line(ledger, accounted=None):
         eps, method = ledger.get_epsilon(ledger.delta, return_method=True,
                                          ignore_leaks=True)
         names = ", ".join(name for name, _ in ledger.leaks)
-        return (f"Total: (inf, {ledger.delta:.3g})-DP: NOT PRIVATE, leaks: {names} "
+        return (f"Total: (inf, {upper_text(ledger.delta, 3)})-DP: NOT PRIVATE, leaks: {names} "
                 f"(void: the accounted mechanisms alone would spend "
-                f"({eps:.6g}, {ledger.delta:.3g}) [{method}])")
+                f"({upper_text(eps)}, {upper_text(ledger.delta, 3)}) [{method}])")
     eps, method = accounted or ledger.get_epsilon(ledger.delta, return_method=True)
     slack = ", incl. floating-point slack" if ledger.sampler_errors or ledger.sampler_tvs \
         else ""
-    return (f"Total: ({eps:.6g}, {ledger.delta:.3g})-DP under {relation_text(ledger.relation)} "
+    return (f"Total: ({upper_text(eps)}, {upper_text(ledger.delta, 3)})-DP under "
+            f"{relation_text(ledger.relation)} "
             f"[{method}{slack}]")
 
 
@@ -65,7 +80,7 @@ def report(ledger, verbose=False):
         status = "NOT PRIVATE"
     else:
         accounted = ledger.get_epsilon(ledger.delta, return_method=True)
-        status = f"({accounted[0]:.6g}, {ledger.delta:.3g})-DP"
+        status = f"({upper_text(accounted[0])}, {upper_text(ledger.delta, 3)})-DP"
     lines = [f"PrivacyLedger: {relation_text(ledger.relation)}, {status}"]
     if ledger.entries:
         lines += _mechanism_table([e.as_dict() for e in ledger.entries])

@@ -20,7 +20,7 @@ from .pure import advanced_log_delta, optimal_log_delta
 from .rdp import DEFAULT_ORDERS, _rdp_to_dp_array, rdp_log_delta
 from .zcdp import zcdp_log_delta, zcdp_to_dp
 
-__all__ = ["ACCOUNTANTS", "Profile", "candidate", "candidates"]
+__all__ = ["ACCOUNTANTS", "Profile", "best_epsilon", "candidate", "candidates"]
 
 
 class Profile:
@@ -297,3 +297,23 @@ def candidate(mechanisms, name):
         if _split_name(i) == name:
             return SplitProfile(groups)
     return None
+
+
+def best_epsilon(cands, delta):
+    """(epsilon, name) of the smallest bound among ``cands`` at ``delta``.
+
+    A candidate is solved only if its ``log delta`` just below the best epsilon
+    so far beats the target: the others cannot improve on it.
+    """
+    if not cands:
+        return 0.0, "empty"
+    log_target = math.log(delta)
+    best, method = math.inf, cands[0][0]
+    for name, profile in cands:
+        if 0.0 < best < math.inf and profile.has_log_delta \
+                and profile.log_delta(best * (1.0 - 1e-12)) > log_target:
+            continue
+        eps = profile.epsilon(delta)
+        if eps < best:
+            best, method = eps, name
+    return best, method

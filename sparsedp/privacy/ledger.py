@@ -16,7 +16,8 @@ import math
 from .._validation import check_instances
 from ._checks import check_count, check_delta, check_nonneg, check_relation
 from ._report import report
-from .accountants import candidate, candidates
+from ._slack import TV_MARGIN, slack_delta, tv_charge  # noqa: F401 (public here too)
+from .accountants import best_epsilon, candidate, candidates
 from .mechanisms import (BoundedRange, Gaussian, Laplace, Mechanism, PureDP, SampledGaussian,
                          SampledGaussianWOR)
 
@@ -36,9 +37,8 @@ def cached_epsilons():
     Sweeps and searches refit one setting many times, and every run of it
     records the same mechanisms: the accountants' answer (0.1 s and more for a
     PLD) is a function of the records alone (kinds, counts, noise, rates,
-    relation, sampler slack; the names too, to stay conservative), so the
-    later runs read it back.  Outside the block nothing is cached (tests that
-    swap an accountant see their swap).
+    relation, sampler slack; the names too, to stay conservative), so the later
+    runs read it back.  Outside the block nothing is cached.
     """
     _CACHING[0] += 1
     try:
@@ -51,49 +51,6 @@ def _plain(value):
     if hasattr(value, "tolist"):  # numpy scalars and arrays, in full
         return value.tolist()
     raise TypeError(f"not a plain value: {type(value).__name__}")
-
-
-#: the samplers' total variation is charged with this relative margin (rounding of its sum)
-TV_MARGIN = 1e-12
-
-
-def tv_charge(epsilon, tv):
-    """The delta that total variation ``tv`` costs a run at ``epsilon``: ``(1 + e^eps) tv``
-    (:meth:`PrivacyLedger.add_sampler_tv`); ``inf`` where it overflows."""
-    if tv == 0.0:
-        return 0.0
-    if epsilon >= 709.0:
-        return math.inf
-    return (1.0 + math.exp(epsilon)) * tv * (1.0 + TV_MARGIN)
-
-
-def slack_delta(delta, h):
-    """The delta left to the ideal mechanisms under multiplicative sampler slack ``h``:
-    ``delta e^-h``, rounded down (exp and the product are each within an ulp); 0 when
-    nothing is left."""
-    if h <= 0:
-        return delta
-    return max(math.nextafter(math.nextafter(delta * math.exp(-h), 0.0), 0.0), 0.0)
-
-
-def _best_epsilon(cands, delta):
-    """(epsilon, name) of the smallest bound among ``cands`` at ``delta``.
-
-    A candidate is solved only if its ``log delta`` just below the best epsilon
-    so far beats the target: the others cannot improve on it.
-    """
-    if not cands:
-        return 0.0, "empty"
-    log_target = math.log(delta)
-    best, method = math.inf, cands[0][0]
-    for name, profile in cands:
-        if 0.0 < best < math.inf and profile.has_log_delta \
-                and profile.log_delta(best * (1.0 - 1e-12)) > log_target:
-            continue
-        eps = profile.epsilon(delta)
-        if eps < best:
-            best, method = eps, name
-    return best, method
 
 
 class PrivacyLedger:
@@ -554,7 +511,7 @@ class PrivacyLedger:
             delta = slack_delta(delta, slack)
             if delta <= 0.0:
                 return math.inf, "sampler slack"
-        eps, method = _best_epsilon(self.candidates(), delta)
+        eps, method = best_epsilon(self.candidates(), delta)
         if slack > 0:
             eps = math.nextafter(eps + 2.0 * slack, math.inf)
         return eps, method
@@ -725,12 +682,9 @@ class PrivacyLedger:
         Returns
         -------
         str
-            The header (relation and total); one row per mechanism: its kind,
-            count, sensitivity, the scale of its noise in the released value's
-            units, its pure epsilon0 per use and its sampling rate, under a line
-            saying what each column shows; the floating-point slack; the leaks;
-            and the ``Total:`` line, with the neighbouring relation and the
-            accountant that gave it.
+            Relation and total; one row per mechanism (kind, count, sensitivity,
+            noise scale in the released value's units, eps0, sampling rate); the
+            slack; the leaks; the ``Total:`` line (``docs/privacy.rst``).
         """
         return report(self, verbose=verbose)
 

@@ -79,15 +79,19 @@ def _ledger(epsilon0, n_iter, selection, gradient_noise, delta, *, score_sensiti
             "smoothness constant of each selected coordinate (discretised Gaussian on a "
             "grid, L2 sensitivity beta B^2 / n, sigma = z beta B^2 / n)", step_multiplier,
             count=n_iter)
+    # the selection's noise on each score: scale 2 Delta / eps0 (Gumbel for the
+    # exponential mechanism, Laplace for report-noisy-max), printed in the report
+    noise = {} if score_sensitivity is None else {"noise_multiplier": 2.0 / epsilon0}
     if selection == "exponential":
         ledger.add_bounded_range(
             "coordinate selection (exponential mechanism on the rule's score, "
             "P(j) ∝ exp(eps0 s_j / (2 Delta)))", epsilon0, count=n_iter,
-            sensitivity=score_sensitivity)
+            sensitivity=score_sensitivity, **noise)
     else:
         ledger.add_pure(
             "coordinate selection (report-noisy-max, Lap(2 Delta / eps0) on the "
-            "rule's score)", epsilon0, count=n_iter, sensitivity=score_sensitivity)
+            "rule's score)", epsilon0, count=n_iter, sensitivity=score_sensitivity,
+            **noise, **({"noise_law": "laplace"} if noise else {}))
     b = _value_multiplier(epsilon0, selection, gradient_noise)
     if gradient_noise == "laplace":
         ledger.add_laplace(
