@@ -57,3 +57,32 @@ def example(tmp_path_factory):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+#: the tests left out of the quick run (``pytest``): one ``file::function`` (every
+#: parametrisation) or ``file`` (every test of it) per line; the full suite is
+#: ``pytest -m "not audit_long"``
+SLOW_LIST = pathlib.Path(__file__).with_name("slow_tests.txt")
+
+
+def _slow_tests():
+    if not SLOW_LIST.exists():
+        return frozenset()
+    lines = (line.split("#")[0].strip() for line in SLOW_LIST.read_text().splitlines())
+    return frozenset(line for line in lines if line)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``slow`` the tests listed in ``tests/slow_tests.txt`` (by file, or file and
+    function)."""
+    slow = _slow_tests()
+    root = pathlib.Path(__file__).resolve().parent
+    for item in items:
+        path = pathlib.Path(str(item.path)).resolve()
+        try:
+            name = path.relative_to(root).as_posix()
+        except ValueError:
+            continue
+        function = getattr(item, "originalname", None) or item.name.split("[")[0]
+        if name in slow or f"{name}::{function}" in slow:
+            item.add_marker(pytest.mark.slow)
