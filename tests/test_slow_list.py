@@ -34,8 +34,10 @@ def test_the_hook_marks_listed_functions_and_files_only(monkeypatch):
     import conftest
     monkeypatch.setattr(conftest, "_slow_tests", lambda: frozenset(
         {"test_a.py::test_slow", "sub/test_b.py"}))
-    items = [_Item(TESTS / "test_a.py", "test_slow[1-x]"), _Item(TESTS / "test_a.py", "test_slow"),
-             _Item(TESTS / "test_a.py", "test_fast"), _Item(TESTS / "sub" / "test_b.py", "test_any"),
+    items = [_Item(TESTS / "test_a.py", "test_slow[1-x]"),
+             _Item(TESTS / "test_a.py", "test_slow"),
+             _Item(TESTS / "test_a.py", "test_fast"),
+             _Item(TESTS / "sub" / "test_b.py", "test_any"),
              _Item(TESTS / "test_c.py", "test_slow")]
     conftest.pytest_collection_modifyitems(None, items)
     assert [item.markers for item in items] == [["slow"], ["slow"], [], ["slow"], []]
