@@ -234,7 +234,11 @@ def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=None, p
     points = sum(grid_size(spec).values())
     print(file=out)
     if np.isfinite(epsilon):
-        print(tuning_cost(points, runs, epsilon=epsilon, delta=delta), file=out)
+        from .experiments._summary import fit_relation
+        relations = {fit_relation(r["solver"], json.loads(r["params"])) for r in rows}
+        relation = relations.pop() if len(relations) == 1 else None
+        print(tuning_cost(points, runs, epsilon=epsilon, delta=delta, relation=relation),
+              file=out)
     else:
         print("tuning cost: none to count (epsilon = inf: the fits add no noise)", file=out)
     if tune_privately:
