@@ -79,27 +79,16 @@ def test_ignored_warm_start_names_the_fit_line():
 
 # ---- the functional API -------------------------------------------------------------
 
-def test_dp_cd_leak_names_the_call():
+@pytest.mark.parametrize("solve, penalty, budget, match", [
+    (dp_cd, L1(0.01), {"passes": 1}, "smoothness constants"),
+    (dp_gcd, L1(0.01), {"n_iter": 3}, "smoothness constants"),
+    (dp_sgd, L2(0.01), {"passes": 1}, "global smoothness"),
+], ids=["dp_cd", "dp_gcd", "dp_sgd"])
+def test_functional_leak_names_the_call(solve, penalty, budget, match):
     X, y, _ = data()
-    with pytest.warns(PrivacyLeakWarning, match="smoothness constants") as record:
-        dp_cd(X, y, Squared(), L1(0.01), epsilon=1.0, delta=1e-5, passes=1, clip=1.0,
-              smoothness="leak", random_state=0)
-    assert_here(record)
-
-
-def test_dp_gcd_leak_names_the_call():
-    X, y, _ = data()
-    with pytest.warns(PrivacyLeakWarning, match="smoothness constants") as record:
-        dp_gcd(X, y, Squared(), L1(0.01), epsilon=1.0, delta=1e-5, n_iter=3, clip=1.0,
-               smoothness="leak", random_state=0)
-    assert_here(record)
-
-
-def test_dp_sgd_leak_names_the_call():
-    X, y, _ = data()
-    with pytest.warns(PrivacyLeakWarning, match="global smoothness") as record:
-        dp_sgd(X, y, Squared(), L2(0.01), epsilon=1.0, delta=1e-5, passes=1, clip=1.0,
-               smoothness="leak", random_state=0)
+    with pytest.warns(PrivacyLeakWarning, match=match) as record:
+        solve(X, y, Squared(), penalty, epsilon=1.0, delta=1e-5, clip=1.0, smoothness="leak",
+              random_state=0, **budget)
     assert_here(record)
 
 
