@@ -315,12 +315,15 @@ def test_coordinate_states_are_zeroed_aligned_records(p):
     assert not any(np.any(state[name]) for name in state.dtype.names)
 
 
-def test_lazy_auto_picks_the_cheaper_noise():
-    # lazy while a batch's expected nonzeros stay below 0.7 p: 40 x 200 at density
-    # 0.05 has 10 nonzeros a row, so L = 5 reads 50 < 140 and L = 20 reads 200 > 140
-    X = sp.random(40, 200, density=0.05, format="csr", rng=0)
+def test_lazy_auto_reads_only_public_quantities():
+    """lazy="auto" is lazy while L < 0.7 p, whatever the data's nonzeros: two data sets
+    of one shape and different densities get the same choice (info["lazy"] is released,
+    so it must not depend on the rows)."""
     y = np.where(np.arange(40) % 2, 1.0, -1.0)
-    for batch_size, lazy in ((5, True), (20, False)):
-        res = dp_scd(X, y, Logistic(), L2(0.1), epsilon=1.0, delta=1e-5, passes=1, clip=1.0,
-                     batch_size=batch_size, random_state=0)
-        assert res.info["lazy"] is lazy
+    for p, batch_size, lazy in ((200, 5, True), (200, 20, True), (20, 14, False),
+                                (20, 13, True)):
+        for density in (0.05, 0.9):
+            X = sp.random(40, p, density=density, format="csr", rng=0)
+            res = dp_scd(X, y, Logistic(), L2(0.1), epsilon=1.0, delta=1e-5, passes=1,
+                         clip=1.0, batch_size=batch_size, random_state=0)
+            assert res.info["lazy"] is lazy, (p, batch_size, density)
