@@ -27,15 +27,26 @@ def find_stack_level():
     int
         The number of consecutive sparsedp frames from the caller of
         :func:`find_stack_level` up, plus one: given to ``warnings.warn`` from
-        that caller, the warning names the first frame outside the package (the
-        user's line, a joblib worker's frame under a parallel run).  When every
+        that caller, the warning names the first frame outside the package and
+        the import machinery (the user's line, their ``import`` statement for a
+        warning at import time, a joblib worker's frame under a parallel run).
+        Called from compiled code (no frame of its own), the count starts at the
+        innermost Python frame.  When every
         frame of the stack is sparsedp's (a script inside the package), the
         outermost one.
     """
     frame = sys._getframe(1)  # the caller, the level-1 frame of warnings.warn
     level = 1
-    while frame.f_back is not None and os.path.abspath(
-            frame.f_code.co_filename).startswith(PACKAGE_DIR):
+    while frame.f_back is not None and (_import_machinery(frame.f_code.co_filename) or
+                                        os.path.abspath(frame.f_code.co_filename)
+                                        .startswith(PACKAGE_DIR)):
         frame = frame.f_back
-        level += 1
+        # warnings.warn does not count the import machinery's frames either
+        level += not _import_machinery(frame.f_code.co_filename)
     return level
+
+
+def _import_machinery(filename):
+    """A frame of importlib's bootstrap (running an import: a warning at import time
+    then names the user's ``import`` line), as ``warnings`` tells them."""
+    return "importlib" in filename and "_bootstrap" in filename

@@ -122,3 +122,24 @@ def _line():
     """The line number of the caller's call."""
     import sys
     return sys._getframe(1).f_lineno
+
+
+def test_a_warning_at_import_names_the_import_line(tmp_path, monkeypatch):
+    """A module of the package that warns while it is imported (as _random.pyx does when
+    numpy's normal stream is not the expected one): the warning names the user's import
+    line, past the package's frames and the import machinery's."""
+    import sys
+    import sparsedp._warnings as w
+    package = tmp_path / "fakepkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("from . import inner\n")
+    (package / "inner.py").write_text(
+        "import warnings\nfrom sparsedp._warnings import find_stack_level\n"
+        "warnings.warn('at import', RuntimeWarning, stacklevel=find_stack_level())\n")
+    monkeypatch.setattr(w, "PACKAGE_DIR", str(package) + "/")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "fakepkg", raising=False)
+    monkeypatch.delitem(sys.modules, "fakepkg.inner", raising=False)
+    with pytest.warns(RuntimeWarning, match="at import") as record:
+        __import__("fakepkg")  # an import statement's call
+    assert_here(record)

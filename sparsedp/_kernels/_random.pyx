@@ -225,10 +225,11 @@ def _setup_ziggurat():
         theirs = np.random.Generator(bit_generator(20261123)).standard_normal(100_000)
         if not np.array_equal(ours, theirs):
             ziggurat_inlined = False
+            from sparsedp._warnings import find_stack_level  # at import: the user's line
             warnings.warn(
                 "numpy's standard_normal does not read its words as sparsedp "
                 "expects; drawing normals through numpy's library (slower, same law)",
-                RuntimeWarning, stacklevel=2)
+                RuntimeWarning, stacklevel=find_stack_level())
             return
     ziggurat_inlined = True
 
