@@ -109,6 +109,14 @@ def build_problem(dataset, *, penalty="l1", alpha=None, smoothness="private", fe
     return problem, head, notes
 
 
+def zero_error(problem):
+    """The relative error of w = 0, ``(F(0) - F*) / F*`` (non-private: the baseline the
+    report and the figure compare with)."""
+    f_zero = (problem.datafit.value(np.zeros(problem.n_samples), problem.y)
+              + problem.penalty.value(np.zeros(problem.n_features)))
+    return (f_zero - problem.f_star) / problem.f_star
+
+
 def _as_csc(X):
     import scipy.sparse as sp
     return sp.csc_array(X) if sp.issparse(X) else sp.csc_array(np.asarray(X, dtype=np.float64))
@@ -123,9 +131,8 @@ def private_tuning(problem, names, epsilon, delta, seed, out, tuned=None, progre
     from .solvers import get_spec
     print("\nprivate tuning (PrivateSearch: the whole search, the grid and the data "
           "included, within (epsilon, delta); the error of the model it returns):", file=out)
-    f_star, errors = problem.f_star, {}
-    f_zero = problem.datafit.value(np.zeros(problem.n_samples), problem.y)
-    zero = (f_zero + problem.penalty.value(np.zeros(problem.n_features)) - f_star) / f_star
+    errors = {}
+    zero = zero_error(problem)
     rows = []
     with warnings.catch_warnings(record=True) as caught, \
             _Stages(progress).bar("private searches", "search", total=len(names)) as bar:
@@ -212,8 +219,7 @@ def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=None, p
     f_star = problem.f_star
     print(f"exact solution (non-private): F* = {f_star:.6g}, {problem.support.size} nonzeros, "
           f"{time.perf_counter() - t:.1f} s", file=out)
-    f_zero = problem.datafit.value(np.zeros(n), problem.y)
-    print(f"w = 0, the baseline (non-private): relative error {(f_zero - f_star) / f_star:.4g}",
+    print(f"w = 0, the baseline (non-private): relative error {zero_error(problem):.4g}",
           file=out)
     with warnings.catch_warnings():
         if smoothness == "data":  # disclosed above, and in the table ("inf (leak)")
@@ -252,8 +258,7 @@ def compare(dataset=DEFAULT_DATASET, *, epsilon=1.0, delta=None, solvers=None, p
     elif plot:
         stage(f"plot: {plot}")
         from .experiments import plot_error_vs_passes
-        zero = (f_zero + problem.penalty.value(np.zeros(problem.n_features)) - f_star) / f_star
-        plot_error_vs_passes(rows, path=plot, reference=zero)
+        plot_error_vs_passes(rows, path=plot, reference=zero_error(problem))
         print(f"\nplot: {plot}", file=out)
     print(f"total time {time.perf_counter() - start:.1f} s", file=out)
     return summary.rows
@@ -485,8 +490,6 @@ def main(argv=None):
     args = parser().parse_args(argv)
     try:
         if args.command == "compare":
-            if args.smoothness == "public" and args.feature_bound is None:
-                raise UsageError("--smoothness public needs --feature-bound B")
             plot = args.plot
             if plot is None:
                 plot = f"sparsedp-compare-{Path(args.dataset).stem}.png"

@@ -8,7 +8,7 @@ import mpmath
 import pytest
 
 from sparsedp.privacy.accountants import ACCOUNTANTS, candidate
-from sparsedp.privacy.mechanisms import BoundedRange, Gaussian, Laplace, PureDP
+from sparsedp.privacy.mechanisms import BoundedRange, Gaussian, PureDP
 
 mpmath.mp.dps = 40
 
