@@ -27,14 +27,14 @@ def params(family, *, continuous_only=False, with_bugs=False, bug=None):
 def check_statistical(a, long):
     """The real mechanism: the audited lower bound stays at or below the claim."""
     s, r = a.statistical(long)
-    assert r.eps_lb <= s.claim, f"{s.what}: claim {s.claim:.4g}, audited {r}"
+    assert r.epsilon_lower_bound <= s.claim, f"{s.what}: claim {s.claim:.4g}, audited {r}"
     return s, r
 
 
 def check_fp_after(a, long):
     """The floating-point attack against the real mechanism: at or below the claim."""
     s, r = a.fp_attack(None, long)
-    assert r.eps_lb <= s.claim, (
+    assert r.epsilon_lower_bound <= s.claim, (
         f"{s.what}: the floating-point attack beats the claim {s.claim:.4g}: {r}")
     return s, r
 
@@ -43,7 +43,7 @@ def check_fp_before(a, long):
     """Negative control: the same attack against the old raw floating-point sampler
     (planted ``raw_float_noise``) must exceed the claim."""
     s, r = a.fp_attack("raw_float_noise", long)
-    assert r.eps_lb > s.claim, (
+    assert r.epsilon_lower_bound > s.claim, (
         f"{s.what}: the floating-point attack does not detect raw floating-point "
         f"noise (claim {s.claim:.4g}): {r}")
     return s, r
@@ -52,7 +52,7 @@ def check_fp_before(a, long):
 def check_planted(a, bug, long):
     """A planted bug must make the audit fail: audited lower bound above the claim."""
     s, r = a.planted(bug, long)
-    assert r.eps_lb > s.claim, (
+    assert r.epsilon_lower_bound > s.claim, (
         f"{s.what}: the audit does not detect the planted bug {bug!r} "
         f"(claim {s.claim:.4g}): {r}")
     return s, r

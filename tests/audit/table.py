@@ -37,8 +37,8 @@ def _cell(fn, claim_should_exceed):
         s, r = fn()
     except Exception as exc:  # a planted variant that does not run
         return f"error ({type(exc).__name__})", None
-    good = (r.eps_lb > s.claim) if claim_should_exceed else (r.eps_lb <= s.claim)
-    return f"{r.eps_lb:.2f} {'ok' if good else 'FAIL'}", r
+    good = (r.epsilon_lower_bound > s.claim) if claim_should_exceed else (r.epsilon_lower_bound <= s.claim)
+    return f"{r.epsilon_lower_bound:.2f} {'ok' if good else 'FAIL'}", r
 
 
 def _event(r):
@@ -50,7 +50,7 @@ def _event(r):
 def row(a, long):
     t0 = time.perf_counter()
     s, r = a.statistical(long)
-    real = f"{r.eps_lb:.2f} {'ok' if r.eps_lb <= s.claim else 'FAIL'}"
+    real = f"{r.epsilon_lower_bound:.2f} {'ok' if r.epsilon_lower_bound <= s.claim else 'FAIL'}"
     events = []
     if a.discrete:
         before = after = "n/a"

@@ -46,14 +46,14 @@ def test_threshold_audit_of_laplace_is_tight_and_sound(eps):
     d = rng.laplace(0.0, 1.0 / eps, 100_000)
     d2 = 1.0 + rng.laplace(0.0, 1.0 / eps, 100_000)
     r = audit(d, d2, learn_threshold, 0.0)
-    assert 0.8 * eps <= r.eps_lb <= eps, r
+    assert 0.8 * eps <= r.epsilon_lower_bound <= eps, r
 
 
 def test_threshold_audit_detects_halved_noise():
     rng = np.random.default_rng(18)
     d = rng.laplace(0.0, 0.5, 20_000)
     d2 = 1.0 + rng.laplace(0.0, 0.5, 20_000)
-    assert audit(d, d2, learn_threshold, 0.0).eps_lb > 1.0
+    assert audit(d, d2, learn_threshold, 0.0).epsilon_lower_bound > 1.0
 
 
 def test_value_audit_of_randomised_response():
@@ -63,7 +63,7 @@ def test_value_audit_of_randomised_response():
     d = (rng.random(200_000) < p).astype(np.int64)
     d2 = (rng.random(200_000) >= p).astype(np.int64)
     r = audit(d, d2, learn_values, 0.0)
-    assert 0.8 <= r.eps_lb <= 1.0, r
+    assert 0.8 <= r.epsilon_lower_bound <= 1.0, r
 
 
 def test_bit_attack_on_synthetic_raw_noise():
@@ -74,14 +74,14 @@ def test_bit_attack_on_synthetic_raw_noise():
     raw = a + 2.0 * rng.standard_normal(20_000)
     raw2 = a2 + 2.0 * rng.standard_normal(20_000)
     r = audit(raw, raw2, learn_bits, 1e-3)
-    assert r.eps_lb > 3.0, r
+    assert r.epsilon_lower_bound > 3.0, r
     g = 2.8 / 1024  # a grid: the sensitivity over 1024 (dyadic in the grid's units)
     k = np.rint(1024 * rng.standard_normal(20_000) * 2.0 / 2.8)
     k2 = np.rint(1024 * rng.standard_normal(20_000) * 2.0 / 2.8)
     grid = g * (np.rint(a / g) + k)
     grid2 = g * (np.rint(a2 / g) + k2)
     # the grid release is a Gaussian mechanism of multiplier ~1.43: eps(1e-3) ~ 2
-    assert audit(grid, grid2, learn_bits, 1e-3).eps_lb < 2.0
+    assert audit(grid, grid2, learn_bits, 1e-3).epsilon_lower_bound < 2.0
 
 
 def test_noise_table_cache_is_transparent():

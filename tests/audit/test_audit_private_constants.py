@@ -148,27 +148,27 @@ def _audit(samples):
 @pytest.mark.parametrize("kind", ["rows", "features"])
 def test_histograms(kind):
     r = _audit(histogram_samples(kind))
-    assert r.eps_lb <= GAUSSIAN_CLAIM, f"{kind} histograms: claim {GAUSSIAN_CLAIM}, {r}"
+    assert r.epsilon_lower_bound <= GAUSSIAN_CLAIM, f"{kind} histograms: claim {GAUSSIAN_CLAIM}, {r}"
 
 
 @pytest.mark.parametrize("bug", ["noise_halved", "sensitivity_halved"])
 @pytest.mark.parametrize("kind", ["rows", "features"])
 def test_histograms_planted_bug_is_detected(kind, bug):
     r = _audit(histogram_samples(kind, bug))
-    assert r.eps_lb > GAUSSIAN_CLAIM, f"{kind} histograms, {bug} not detected: {r}"
+    assert r.epsilon_lower_bound > GAUSSIAN_CLAIM, f"{kind} histograms, {bug} not detected: {r}"
 
 
 def test_step_estimate():
     claim = _step_claim()
     assert 1.0 < claim < 3.0  # a claim the samples can resolve
     r = _audit(step_samples())
-    assert r.eps_lb <= claim, f"DP-GCD's step estimate: claim {claim:.4g}, {r}"
+    assert r.epsilon_lower_bound <= claim, f"DP-GCD's step estimate: claim {claim:.4g}, {r}"
 
 
 @pytest.mark.parametrize("bug", ["noise_halved", "no_clipping"])
 def test_step_estimate_planted_bug_is_detected(bug):
     r = _audit(step_samples(bug))
-    assert r.eps_lb > _step_claim(), f"DP-GCD's step estimate, {bug} not detected: {r}"
+    assert r.epsilon_lower_bound > _step_claim(), f"DP-GCD's step estimate, {bug} not detected: {r}"
 
 
 def test_the_statistic_has_the_mechanisms_law():
