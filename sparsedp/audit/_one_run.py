@@ -12,11 +12,21 @@ from one run instead of thousands.
 The canaries here are white-box and built for sparse linear models: canary ``i``
 is a row with a single nonzero, in a column of its own appended to X (a feature
 no other row has), with a saturating label or value, so its clipped term moves
-that one coefficient and nothing else.  A left-out canary is an empty row: the
-two datasets of a coin flip differ in one row, present or empty, which is a
-neighbour under add/remove with n public (DP-SGD, DP-SCD) and under replace-one
-(DP-CD, DP-GCD: the row is replaced by an empty one).  The score is the
-canary's coefficient times the sign its term pushes it to.
+that one coefficient and nothing else.  The two datasets of a coin flip differ
+in that one row:
+
+* ``relation="add-remove"``: present or empty (an empty row contributes no
+  term): neighbours under add/remove with n public (DP-SGD, DP-SCD), and under
+  replace-one too;
+* ``relation="replace-one"``: the row with its sign flipped (label for the
+  squared loss, value for the logistic loss): neighbours under replace-one only
+  (DP-CD, DP-GCD, fixed-size batches), and twice the signal.
+
+The score is the canary's coefficient (its term pushes it up when "in").  The
+bound is only as strong as the canary's own coordinate is informative: a solver
+that spreads its budget over p coordinates (DP-CD updates each ``passes``
+times) shows a canary a ``1 / sqrt(p)`` share of its privacy loss, so one run
+bounds it loosely; DP-SGD with large batches, much more tightly.
 """
 import dataclasses
 import math
@@ -70,29 +80,40 @@ class OneRunReport:
                 f"{self.correct} of {self.guesses} guesses right, {self.n_canaries} canaries")
 
 
-def canary_dataset(X, y, included, *, loss="squared"):
+RELATIONS = ("add-remove", "replace-one")
+
+
+def canary_dataset(X, y, included, *, loss="squared", relation="add-remove"):
     """``(X_aug, y_aug)``: ``X`` with one column and one row per canary appended.
 
-    Canary ``i`` is row ``n + i``: a single nonzero in column ``p + i`` if
-    ``included[i]``, else an empty row (its label kept: an empty row contributes
-    no term).  Squared loss: value 1 and label :data:`SATURATE`; logistic: value
-    ``SATURATE`` and label 1.  Returns CSR.
+    Canary ``i`` is row ``n + i``, its nonzero in column ``p + i``: squared
+    loss, value 1 and label :data:`SATURATE`; logistic, value ``SATURATE`` and
+    label 1.  Where ``included[i]`` is False the row is empty (add-remove; its
+    label kept: an empty row contributes no term) or has its sign flipped
+    (replace-one: label ``-SATURATE``, or value ``-SATURATE``).  Returns CSR.
     """
     check_option(loss, "loss", ("squared", "logistic"))
+    check_option(relation, "relation", RELATIONS)
     X = sp.csr_matrix(X)
     n, p = X.shape
     included = np.asarray(included, dtype=bool)
     m = included.size
-    value, label = (1.0, SATURATE) if loss == "squared" else (SATURATE, 1.0)
-    which = np.flatnonzero(included)
-    canaries = sp.csr_matrix((np.full(which.size, value), (which, p + which)), shape=(m, p + m))
+    sign = np.where(included, 1.0, -1.0)
+    which = np.flatnonzero(included) if relation == "add-remove" else np.arange(m)
+    if loss == "squared":
+        values, labels = np.ones(which.size), SATURATE * (
+            np.ones(m) if relation == "add-remove" else sign)
+    else:
+        values = SATURATE * (np.ones(which.size) if relation == "add-remove" else sign)
+        labels = np.ones(m)
+    canaries = sp.csr_matrix((values, (which, p + which)), shape=(m, p + m))
     X_aug = sp.vstack([sp.hstack([X, sp.csr_matrix((n, m))]), canaries], format="csr")
-    y_aug = np.concatenate([np.asarray(y, dtype=np.float64), np.full(m, label)])
+    y_aug = np.concatenate([np.asarray(y, dtype=np.float64), labels])
     return X_aug, y_aug
 
 
 def one_run_audit(fit, X, y, *, epsilon, delta, n_canaries=1000, guesses=None,
-                  loss="squared", confidence=0.95, random_state=None):
+                  loss="squared", relation="add-remove", confidence=0.95, random_state=None):
     """Audit a whole fit from one run with canaries (Steinke, Nasr and Jagielski 2023).
 
     Parameters
@@ -113,6 +134,9 @@ def one_run_audit(fit, X, y, *, epsilon, delta, n_canaries=1000, guesses=None,
         the scores voids the bound.
     loss : {"squared", "logistic"}
         The fit's datafit (the canaries' labels).
+    relation : {"add-remove", "replace-one"}, default="add-remove"
+        A left-out canary is an empty row (valid under both relations) or the
+        canary with its sign flipped (replace-one only: twice the signal).
     confidence : float, default=0.95
     random_state : None, int, SeedSequence or Generator
         The coins and the fit's seed.
@@ -131,7 +155,7 @@ def one_run_audit(fit, X, y, *, epsilon, delta, n_canaries=1000, guesses=None,
     coins, run = seed_sequence(random_state).spawn(2)
     included = np.random.default_rng(coins).random(m) < 0.5
     n, p = np.shape(X)
-    data = canary_dataset(X, y, included, loss=loss)
+    data = canary_dataset(X, y, included, loss=loss, relation=relation)
     coef = _run_trials(fit, data, [run])[0]
     if coef.shape != (p + m,):
         raise ValueError(f"fit must return one coefficient per column of the data with "
