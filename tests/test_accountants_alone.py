@@ -7,6 +7,7 @@ import math
 import mpmath
 import pytest
 
+from oracles import dp_accounting_pld_epsilon, gdp_delta, kov_delta
 from sparsedp.privacy.accountants import ACCOUNTANTS, candidate
 from sparsedp.privacy.mechanisms import BoundedRange, Gaussian, PureDP
 
@@ -58,18 +59,6 @@ def test_advanced_of_40_uses_at_one_half():
     assert eps > 29.5
 
 
-def kov_delta(epsilon, eps0, k):
-    """Kairouz, Oh and Viswanath 2017, Thm. 3.3 (the optimal composition of k eps0-DP
-    mechanisms), summed term by term in 40 digits."""
-    epsilon, eps0 = mpmath.mpf(epsilon), mpmath.mpf(eps0)
-    total = mpmath.mpf(0)
-    for i in range(k + 1):
-        term = mpmath.exp(eps0 * (k - i)) - mpmath.exp(epsilon + eps0 * i)
-        if term > 0:
-            total += mpmath.binomial(k, i) * term
-    return total / (1 + mpmath.exp(eps0)) ** k
-
-
 @pytest.mark.parametrize("eps0, k", [(0.5, 40), (0.1, 500), (1.0, 7)])
 @pytest.mark.parametrize("fraction", [0.1, 0.3, 0.6])
 def test_optimal_is_kairouz_oh_viswanath(eps0, k, fraction):
@@ -79,13 +68,6 @@ def test_optimal_is_kairouz_oh_viswanath(eps0, k, fraction):
     assert exact > 0
     assert profile.log_delta(epsilon) == pytest.approx(float(mpmath.log(exact)), rel=1e-9,
                                                        abs=1e-9)
-
-
-def gdp_delta(epsilon, mu):
-    """delta(epsilon) of mu-GDP (Dong, Roth and Su 2022, Cor. 2.13)."""
-    epsilon, mu = mpmath.mpf(epsilon), mpmath.mpf(mu)
-    return mpmath.ncdf(-epsilon / mu + mu / 2) - mpmath.exp(epsilon) * mpmath.ncdf(
-        -epsilon / mu - mu / 2)
 
 
 GAUSSIANS = [(30.0, 100), (5.0, 3), (80.0, 2000)]  # (noise multiplier, count)
@@ -135,14 +117,6 @@ def test_rdp_of_gaussians_is_above_the_exact_curve_and_near_it(delta):
     exact = candidate(gaussian_mechanisms(), "gdp").epsilon(delta)
     eps = candidate(gaussian_mechanisms(), "rdp").epsilon(delta)
     assert exact * (1 - 1e-9) <= eps <= 1.15 * exact
-
-
-def dp_accounting_pld_epsilon(z, q, count, delta, pessimistic):
-    from dp_accounting.pld import privacy_loss_distribution
-    pld = privacy_loss_distribution.from_gaussian_mechanism(
-        z, sampling_prob=q, value_discretization_interval=1e-4,
-        pessimistic_estimate=pessimistic, use_connect_dots=pessimistic)
-    return pld.self_compose(count).get_epsilon_for_delta(delta)
 
 
 @pytest.mark.parametrize("delta", [1e-5, 1e-8])

@@ -23,6 +23,8 @@ import functools
 
 import numpy as np
 
+from ._random cimport generator_bitgen
+
 __all__ = ["Batches"]
 
 #: sizes of probability below this are never drawn (their mass is the tv)
@@ -121,3 +123,23 @@ cdef class Batches:
         self.sampler.n, self.sampler.fixed, self.sampler.n_sizes = n, fixed, sizes
         self.sampler.cum_hi, self.sampler.cum_lo = &hv[0], &lv[0]
         self.sampler.chosen = &cv[0]
+
+    def draw(self, generator, Py_ssize_t count):
+        """``count`` batches from ``generator``, as the solvers draw them.
+
+        Returns a list of ``count`` int64 arrays of row indices (in the order
+        drawn), the draws ``sample_batch`` makes from the same bit generator (for
+        tests of the law, and for anyone who needs the solvers' batches).
+        """
+        if count < 0:
+            raise ValueError(f"count must be >= 0, got {count}")
+        rows = np.empty(max(self.max_size, 1), dtype=np.int64)
+        cdef int64_t[::1] rv = rows
+        cdef bitgen_t* rng = generator_bitgen(generator)
+        cdef int64_t size
+        out = []
+        for _ in range(count):
+            with generator.bit_generator.lock, nogil:
+                size = sample_batch(&self.sampler, rng, &rv[0])
+            out.append(rows[:size].copy())
+        return out

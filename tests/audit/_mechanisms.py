@@ -44,6 +44,7 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 
+import oracles
 from faults import injected
 from sparsedp.privacy import calibrate_gaussian, gdp_epsilon
 from sparsedp.privacy.pld import sampled_gaussian_epsilon_pld
@@ -128,24 +129,32 @@ def cached_noise_tables(enabled=True):
 
 # ---- DP-CD: coordinate gradient release (Gaussian) ------------------------------------
 
-def dp_cd_datasets(p, n):
+#: the varied smoothness constants of the audits that need them (C_j, gamma_j and the
+#: GS-r normalisation all depend on M_j): cycled over the coordinates
+VARIED_M = (16.0, 1.0, 4.0, 0.25)
+
+
+def dp_cd_datasets(p, n, varied=False, saturated=False):
     """X (n x p), labels of D and D', public smoothness and the clip of the DP-CD audit.
 
     Row 0: a 1 in every column, label ``L`` (D) or ``-L`` (D'): clipped term
-    ``-C_j`` / ``+C_j``.  Row 1 + j: a 1 in column j only, label ``-0.15 C_j``
-    (term ``0.3 C_j``, unclipped; it is read once, before theta_j moves).
-    Rows beyond 1 + p are empty (n a power of two: the division by n is exact).
+    ``-C_j`` / ``+C_j``.  Row 1 + j: a 1 in column j only, label ``-0.15 C_J``
+    (term ``0.3 C_J``, unclipped; it is read once, before theta_j moves), or with
+    ``saturated`` the label ``L`` (term ``-C_j`` whatever theta_j: every release of
+    a coordinate has the same data part).  Rows beyond 1 + p are empty (n a power of
+    two: the division by n is exact).  ``varied``: M_j cycles over
+    :data:`VARIED_M` (else 1), so C_j = sqrt(M_j / tr M) clip varies too.
     """
     assert n >= p + 1
     rows = np.r_[np.zeros(p, dtype=int), 1 + np.arange(p)]
     cols = np.r_[np.arange(p), np.arange(p)]
     X = sp.csc_matrix((np.ones(2 * p), (rows, cols)), shape=(n, p))
     y = np.zeros(n)
-    y[1:p + 1] = -0.15 * C_J
+    y[1:p + 1] = L if saturated else -0.15 * C_J
     y_d, y_d2 = y.copy(), y.copy()
     y_d[0], y_d2[0] = L, -L
-    M = np.ones(p)
-    clip = C_J * math.sqrt(p)  # C_j = sqrt(M_j / tr M) clip = C_J (p a power of 4)
+    M = np.resize(VARIED_M, p) if varied else np.ones(p)
+    clip = C_J * math.sqrt(M.sum())  # C_j = sqrt(M_j / tr M) clip = C_J sqrt(M_j)
     return X, y_d, y_d2, M, clip
 
 
@@ -153,37 +162,62 @@ def _fit_stream(seed, stream):
     return np.random.default_rng([seed, stream])
 
 
-@functools.lru_cache(maxsize=None)
-def dp_cd_samples(n_samples, seed, bug=None, batched=True, claim=GAUSSIAN_CLAIM):
-    """DP-CD's coordinate release: ``coef_j`` of one-step-per-coordinate fits.
+def coordinate_claim(epsilon, releases, share):
+    """The epsilon at DELTA of ``share`` of ``releases`` Gaussian releases of one
+    multiplier whose composition the budget ``(epsilon, DELTA)`` allows: the least
+    multiplier is ``z = sqrt(releases) / mu(epsilon)`` (Gaussian DP composes
+    exactly), so ``share`` of them are ``sqrt(share) / z``-GDP.  From the budget,
+    with the oracles' closed forms, never from the fit's report."""
+    mu = oracles.gdp_mu(epsilon, DELTA) * math.sqrt(share / releases)
+    return oracles.gdp_epsilon(mu, DELTA)
 
-    ``batched``: p = 64 coordinates (64 releases per fit, budget such that one
-    release is ``(claim, DELTA)``-DP); else the issue's ``T K = 1``: one feature,
-    ``epsilon = claim``.
+
+@functools.lru_cache(maxsize=None)
+def dp_cd_samples(n_samples, seed, bug=None, batched=True, claim=GAUSSIAN_CLAIM, outer=1,
+                  varied=False):
+    """DP-CD's coordinate releases: ``coef_j`` of fits updating each coordinate
+    ``outer`` times (``order="shuffle"``, one pass an outer loop, no averaging).
+
+    ``batched``: p = 64 coordinates (64 i.i.d. samples per fit), the budget such that
+    one coordinate's ``outer`` releases are ``(claim, DELTA)``-DP (the GDP share of
+    ``outer`` of the ``64 outer`` releases); else the issue's ``T K = 1``: one
+    feature, ``epsilon = claim``.  **The claim is computed from that budget**
+    (:func:`coordinate_claim`): a fit calibrated for fewer releases than it makes
+    (one inner loop of ``outer``) or for half the sensitivity shows above it.
+
+    ``outer > 1`` saturates every term (``dp_cd_datasets(saturated=True)``): coordinate
+    j then sums ``outer`` releases of the same value, a sufficient statistic.
+    ``varied``: M_j cycles over :data:`VARIED_M`; the samples are ``coef_j M_j / C_j``
+    (the release's own units: i.i.d. across coordinates).
     """
     import time
     t0 = time.perf_counter()
     p, n = (64, 128) if batched else (1, 2)
-    X, y_d, y_d2, M, clip = dp_cd_datasets(p, n)
-    mu1 = 1.0 / calibrate_gaussian(claim, DELTA, 1)
-    epsilon = gdp_epsilon(math.sqrt(p) * mu1, DELTA) if batched else claim
+    X, y_d, y_d2, M, clip = dp_cd_datasets(p, n, varied=varied, saturated=outer > 1)
+    releases = outer * p
+    mu_share = oracles.gdp_mu(claim, DELTA)  # one coordinate's releases: mu_share-GDP
+    epsilon = oracles.gdp_epsilon(mu_share * math.sqrt(p), DELTA) if batched else claim
+    C = np.sqrt(M / M.sum()) * clip
     out, zs = [], []
     for stream, y in enumerate((y_d, y_d2)):
         rng = _fit_stream(seed, stream)
         chunks, count = [], 0
         with variant(bug), cached_noise_tables():
             while count < n_samples:
-                res = dp_cd(X, y, Squared(), epsilon=epsilon, delta=DELTA, passes=1,
-                            clip=clip, smoothness=M, order="shuffle",
+                res = dp_cd(X, y, Squared(), epsilon=epsilon, delta=DELTA, passes=outer,
+                            outer=outer, clip=clip, smoothness=M, order="shuffle",
                             averaging=False, random_state=rng)
-                chunks.append(res.coef)
+                chunks.append(res.coef * M / C * C_J if varied else res.coef)
                 count += p
         zs.append(res.info["noise_multiplier"])
         out.append(np.concatenate(chunks)[:n_samples])
     z = max(zs)
-    return Samples(out[0], out[1], gdp_epsilon(1.0 / z, DELTA), DELTA,
-                   f"DP-CD coordinate release (Gaussian, z = {z:.4g}, "
-                   f"{'64 releases per fit' if batched else 'T K = 1'})",
+    return Samples(out[0], out[1], coordinate_claim(epsilon, releases, outer), DELTA,
+                   f"DP-CD coordinate release (Gaussian, z = {z:.4g} for the budget "
+                   f"({epsilon:.4g}, {DELTA:g}) of {releases} releases, "
+                   f"{f'{outer} outer loops, ' if outer > 1 else ''}"
+                   f"{'varied M_j, ' if varied else ''}"
+                   f"{'64 coordinates per fit' if batched else 'T K = 1'})",
                    time.perf_counter() - t0)
 
 
@@ -212,7 +246,7 @@ GCD_BUDGET = {
 }
 
 
-def dp_gcd_datasets(p, n, monotone):
+def dp_gcd_datasets(p, n, monotone, varied=False):
     """X (n x p), labels of D and D', public smoothness and clip of the DP-GCD audits.
 
     Every label is ``+-L``: every clipped term is ``+-C_j`` for any iterate.
@@ -228,6 +262,11 @@ def dp_gcd_datasets(p, n, monotone):
       ``(0, Delta, ..., Delta)``, on D' ``(Delta, 0, ..., 0)``: coordinate 0 gains
       Delta and every other loses Delta (non-monotone neighbours, the worst case
       of report-noisy-max).
+
+    ``varied``: M_j cycles over :data:`VARIED_M` (coordinate 0, the one that gains,
+    has M_0 = 16), the clip scaled so that ``C_j = C_J sqrt(M_j)``.  The rules'
+    scores are normalised by M (GS-r: ``|g_j| / sqrt(M_j)``), so they are the same as
+    with unit constants: only a score that forgets its normalisation changes.
     """
     own = 2 if monotone else 1
     assert n >= 1 + own * p
@@ -244,8 +283,8 @@ def dp_gcd_datasets(p, n, monotone):
     y[1:1 + own * p] = -L
     y_d, y_d2 = y.copy(), y.copy()
     y_d[0], y_d2[0] = L, -L
-    M = np.ones(p)
-    clip = C_J * math.sqrt(p)
+    M = np.resize(VARIED_M, p) if varied else np.ones(p)
+    clip = C_J * math.sqrt(M.sum())
     return X, y_d, y_d2, M, clip
 
 
@@ -293,11 +332,12 @@ def dp_gcd_release_samples(n_samples, seed, bug=None, gradient_noise="laplace",
 
 @functools.lru_cache(maxsize=None)
 def dp_gcd_selection_samples(n_samples, seed, bug=None, selection="laplace", rule="gs-r",
-                             batched=True):
-    """DP-GCD's selected coordinate (``info["selected"]``) on non-monotone neighbours."""
+                             batched=True, varied=False):
+    """DP-GCD's selected coordinate (``info["selected"]``) on non-monotone neighbours
+    (``varied``: varied smoothness constants, :func:`dp_gcd_datasets`)."""
     import time
     t0 = time.perf_counter()
-    X, y_d, y_d2, M, clip = dp_gcd_datasets(GCD_P, GCD_N, monotone=False)
+    X, y_d, y_d2, M, clip = dp_gcd_datasets(GCD_P, GCD_N, monotone=False, varied=varied)
     budget = GCD_BUDGET[selection, "laplace", batched]
     (d, d2), info = _gcd_runs(X, (y_d, y_d2), M, clip, budget, n_samples, seed, bug,
                               "selected", selection=selection, rule=rule,
@@ -305,6 +345,7 @@ def dp_gcd_selection_samples(n_samples, seed, bug=None, selection="laplace", rul
     eps0 = info["epsilon0"]
     return Samples(d, d2, eps0, 0.0,
                    f"DP-GCD selection ({selection}, {rule}, epsilon0 = {eps0:.4g}, "
+                   f"{'varied M_j, ' if varied else ''}"
                    f"n_iter = {budget[2]} per fit)", time.perf_counter() - t0)
 
 
@@ -344,43 +385,59 @@ def noisy_max_samples(n_samples, seed, selection="laplace", scale_factor=2.0):
 SM_N, SM_BOUND, SM_EPS = 64, 0.9, 1.0
 
 
-def smoothness_datasets(n=SM_N, bound=SM_BOUND, at_bound=4):
-    """One feature; ``at_bound`` rows at the bound; row 0 is 0 (D) or 2 bound (D').
+def smoothness_datasets(n=SM_N, bound=SM_BOUND, at_bound=4, features=1):
+    """``features`` identical columns; ``at_bound`` rows at the bound; row 0 is 0 (D) or
+    2 bound (D') in every column.
 
     Row 0's clipped value is 0 on D and b on D' (``b = 2 bound^2 = 1.62``, not
-    dyadic; ``2 bound`` is clipped): a shift of the sensitivity b of the
+    dyadic; ``2 bound`` is clipped): a shift of the sensitivity b of each
     clipped sum (``4 b`` against ``5 b``).  The Laplace noise (scale ``b /
-    epsilon'`` on the sum) is then comparable to the sum, so raw floating-point
-    noise often cancels most of it -- the regime of the floating-point attack --
-    while the post-processing clamp ``[scale, b]`` (of the average) rarely acts.
+    epsilon'`` on the sum, times the number of features) is then comparable to the
+    sum, so raw floating-point noise often cancels most of it -- the regime of the
+    floating-point attack -- while the post-processing clamp ``[scale, b]`` (of the
+    average) rarely acts.  With several features, row 0 moves every sum at once:
+    the worst case of the vector's L1 sensitivity (``features`` b).
     """
     col = np.zeros(n)
     col[1:1 + at_bound] = bound
-    X_d = sp.csc_matrix(col[:, None])
+    X_d = sp.csc_matrix(np.tile(col[:, None], (1, features)))
     col2 = col.copy()
     col2[0] = 2.0 * bound
-    X_d2 = sp.csc_matrix(col2[:, None])
+    X_d2 = sp.csc_matrix(np.tile(col2[:, None], (1, features)))
     return X_d, X_d2
 
 
 @functools.lru_cache(maxsize=None)
-def smoothness_samples(n_samples, seed, bug=None):
-    """``private_smoothness(X, Squared(), eps, bound, generator)[0]`` (Laplace, p = 1)."""
+def smoothness_samples(n_samples, seed, bug=None, features=1):
+    """``private_smoothness(X, Squared(), eps, bound, generator)[0]`` (Laplace).
+
+    One feature: one number a call, claimed at epsilon'.  ``features > 1``:
+    identical columns of ``64 features`` rows, a quarter of them at the bound (the
+    averages far from the clamp ``[noise scale, b]``), row 0 moving every sum by b.  The vector of
+    sums has L1 sensitivity ``features`` b, so each sum gets Laplace noise of scale
+    ``features b / epsilon'``: one coordinate is ``epsilon' / features``-DP, the
+    claim, and the coordinates of a call are i.i.d. samples (identical columns,
+    independent noise).  A scale that forgets the factor ``features`` makes each
+    coordinate ``epsilon'``-DP alone.
+    """
     import time
     from sparsedp.solvers._smoothness import private_smoothness
     t0 = time.perf_counter()
     out = []
-    for stream, X in enumerate(smoothness_datasets()):
+    bounds = np.full(features, SM_BOUND)
+    shape = {} if features == 1 else {"n": 64 * features, "at_bound": 16 * features}
+    for stream, X in enumerate(smoothness_datasets(features=features, **shape)):
         rng = _fit_stream(seed, stream)
-        vals = np.empty(n_samples)
+        calls = -(-n_samples // features)
+        vals = np.empty((calls, features))
         with variant(bug), cached_noise_tables():
-            for i in range(n_samples):
-                vals[i] = private_smoothness(X, Squared(), SM_EPS, np.array([SM_BOUND]),
-                                             rng)[0][0]
-        out.append(vals)
-    return Samples(out[0], out[1], SM_EPS, 0.0,
-                   f"private smoothness constant (Laplace, epsilon' = {SM_EPS:g}, p = 1)",
-                   time.perf_counter() - t0)
+            for i in range(calls):
+                vals[i] = private_smoothness(X, Squared(), SM_EPS, bounds, rng)[0]
+        out.append(vals.ravel()[:n_samples])
+    return Samples(out[0], out[1], SM_EPS / features, 0.0,
+                   f"private smoothness constant (Laplace, epsilon' = {SM_EPS:g} for "
+                   f"{features} feature{'s' if features > 1 else ''}: one is "
+                   f"{SM_EPS / features:g}-DP)", time.perf_counter() - t0)
 
 
 @functools.lru_cache(maxsize=None)
@@ -442,11 +499,18 @@ SGD_PATHS = {"lazy": (None, True), "lazy_l2": ("l2", True), "eager_l1": ("l1", F
              "lazy_l2_halving": ("l2_halving", True)}
 
 
-def dp_sgd_datasets(p=SGD_P):
-    """X (p x p) with row j = e_j, labels ``L``, and D' = the same shape, every row empty."""
+def dp_sgd_datasets(p=SGD_P, joint=False):
+    """X (p x p) with row j = e_j, labels ``L``, and D' = the same shape, every row
+    empty (``joint``: the even rows empty, the odd rows kept)."""
     X = sp.csr_matrix((np.ones(p), (np.arange(p), np.arange(p))), shape=(p, p))
-    X_removed = sp.csr_matrix((p, p))
+    kept = np.arange(1, p, 2) if joint else np.arange(0)
+    X_removed = sp.csr_matrix((np.ones(kept.size), (kept, kept)), shape=(p, p))
     return X, X_removed, np.full(p, L)
+
+
+def _pairs_of_coordinates(x):
+    """``(x_2k, x_2k+1)``: the samples of the joint audits, shape (p / 2, 2)."""
+    return np.asarray(x).reshape(-1, 2)
 
 
 def _sgd_penalty(name):
@@ -470,13 +534,6 @@ def _memoised(fn):
     return call
 
 
-def batch_claim(z, q, steps):
-    """The epsilon at DELTA of ``steps`` Gaussian releases of multiplier z on Poisson
-    batches of rate q (rate 1: the Gaussian mechanism, exactly)."""
-    return (gdp_epsilon(math.sqrt(steps) / z, DELTA) if q == 1.0
-            else sampled_gaussian_epsilon_pld(z, q, steps, DELTA))
-
-
 @contextlib.contextmanager
 def cached_dp_sgd_setup(enabled=True):
     """Memoise dp_sgd's set-up: the walks ``GaussianWalk(scale, max_steps)`` and the
@@ -498,11 +555,27 @@ def cached_dp_sgd_setup(enabled=True):
 
 @functools.lru_cache(maxsize=None)
 def dp_sgd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SGD_EPSILON,
-                   steps=1, sampling="poisson"):
+                   steps=1, sampling="poisson", joint=False, p=SGD_P):
     """One DP-SGD step's release of coordinate j: ``-coef_j / c`` (p = 1024 per fit).
 
     ``rate``: the Poisson rate ``B / n`` (``passes = steps rate``); ``epsilon``: the
     fit's budget (at DELTA), from which dp_sgd calibrates z.
+
+    **The claim is the budget** (epsilon at DELTA), never the fit's report:
+    coordinate j is a function of row j alone (its own column, its own noise), and
+    its law under D is its law under the neighbouring pair "row j present / absent"
+    (or flipped), the others as they are; the fit promises (epsilon, DELTA) for
+    that pair.  Without penalty its final value is a sufficient statistic of the
+    pair, so a correctly calibrated fit is tight against its budget, and a
+    calibration or accounting bug (too little noise for the budget) shows.
+
+    ``joint``: samples are the pairs ``(coef_2k, coef_2k+1)`` (shape (n_samples, 2)),
+    D' removing only the even rows: on D ``(-C, -C)``, on D' ``(0, -C)``; each pair of
+    coordinates is a function of rows 2k and 2k + 1 only, neighbours through row 2k.
+    Events on the pair (differences) see noise shared between coordinates.
+
+    ``p``: rows and columns (``sampling="fixed"`` with ``p = 2``, ``rate = 1/2``: the
+    audit of the sampler itself, see :func:`floyd_samples`).
 
     ``steps > 1`` (rate 1): the final iterate after ``steps`` steps.  The clipped
     terms stay ``-C`` (the margins are far below L), so on D every coordinate is
@@ -522,10 +595,11 @@ def dp_sgd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SGD
     from sparsedp.solvers import dp_sgd
     t0 = time.perf_counter()
     penalty, lazy = SGD_PATHS[path]
-    X, X_removed, y = dp_sgd_datasets()
+    X, X_removed, y = dp_sgd_datasets(p, joint)
     n = X.shape[0]
     batch = max(1, int(round(rate * n)))
     pair = ((X, y), (X_removed, y)) if sampling == "poisson" else ((X, y), (X, -y))
+    per_fit = n // 2 if joint else n
     out, zs = [], []
     for stream, (Xd, yd) in enumerate(pair):
         rng = _fit_stream(seed, stream)
@@ -540,18 +614,19 @@ def dp_sgd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SGD
                         or res.info["step"] != 1.0 / batch):
                     raise RuntimeError(f"dp_sgd did not run {steps} {path} steps of size 1/B: "
                                        f"{res.n_iter} steps, info {res.info}")
-                chunks.append(-res.coef * batch)
-                count += n
+                release = -res.coef * batch
+                chunks.append(_pairs_of_coordinates(release) if joint else release)
+                count += per_fit
         zs.append(res.info["noise_multiplier"])
         out.append(np.concatenate(chunks)[:n_samples])
     z = max(zs)
     q = batch / n
-    claim = batch_claim(z, q, steps)
     what = "step release" if steps == 1 else f"final iterate after {steps} steps"
-    return Samples(out[0], out[1], claim, DELTA,
-                   f"DP-SGD {what} ({path}, Gaussian, z = {z:.4g}, "
-                   f"{'rate 1' if q == 1.0 else f'Poisson rate {q:g}'}, {sampling} sampling, "
-                   f"{n} releases per fit)",
+    return Samples(out[0], out[1], epsilon, DELTA,
+                   f"DP-SGD {what} ({path}, Gaussian, z = {z:.4g} for the budget "
+                   f"({epsilon:g}, {DELTA:g}), "
+                   f"{'rate 1' if q == 1.0 else f'rate {q:g}'}, {sampling} sampling, "
+                   f"{'pairs of coordinates, ' if joint else ''}{per_fit} releases per fit)",
                    time.perf_counter() - t0)
 
 
@@ -660,10 +735,15 @@ def dp_scd_samples(n_samples, seed, bug=None, path="lazy", rate=1.0, epsilon=SCD
         out.append(np.concatenate(chunks)[:n_samples])
     z = max(zs) * (math.sqrt(2.0) if noise_alpha else 1.0)  # the noise on v
     q = batch / n
-    claim = batch_claim(z, q, steps)
+    claim = epsilon
+    if noise_alpha:  # the noise sqrt(2) z_min on v, z_min the least the budget allows
+        if q != 1.0 or sampling != "poisson":
+            raise NotImplementedError("noise_alpha is audited at rate 1 only")
+        claim = oracles.gdp_epsilon(oracles.gdp_mu(epsilon, DELTA) / math.sqrt(2.0), DELTA)
     what = "release of v" if steps == 1 else f"v after {steps} steps"
     return Samples(out[0], out[1], claim, DELTA,
-                   f"DP-SCD {what} ({path}, Gaussian, z = {z:.4g}, "
+                   f"DP-SCD {what} ({path}, Gaussian, z = {z:.4g} for the budget "
+                   f"({epsilon:g}, {DELTA:g}), "
                    f"{'rate 1' if q == 1.0 else f'Poisson rate {q:g}'}, {sampling} sampling, "
                    f"rows of norm {row_norm:g}, {n} releases per fit)",
                    time.perf_counter() - t0)

@@ -40,7 +40,7 @@ import pytest
 from _checks import (check_fp_after, check_fp_before, check_planted,
                      check_statistical, params)
 
-FAMILIES = ("dp_cd", "gcd_release", "smoothness")
+FAMILIES = ("dp_cd", "gcd_release", "smoothness")  # dp_cd_outer, smoothness_features too
 
 
 def family_params(**kwargs):
@@ -59,8 +59,8 @@ def test_floating_point_attack(a, long):
     check_fp_after(a, long)
 
 
-@pytest.mark.parametrize("a, long", family_params())
-def test_floating_point_attack_negative_control(a, long):
+@pytest.mark.parametrize("a, bug, long", family_params(with_bugs=True, bug="raw_float_noise"))
+def test_floating_point_attack_negative_control(a, bug, long):
     """The same attack on the old raw floating-point sampler: eps_lb > claim."""
     check_fp_before(a, long)
 
