@@ -179,9 +179,17 @@ def test_canary_dataset():
     np.testing.assert_array_equal(Xa[:5, :3].toarray(), X.toarray())
     assert Xa[:5, 3:].nnz == 0
     np.testing.assert_array_equal(Xa[5:, 3:].toarray(), np.diag([1.0, 0.0, 1.0]))
+    assert Xa[6].nnz == 0  # left out: an empty row, not stored zeros
     Xr, yr = canary_dataset(X, y, inc, loss="logistic", relation="replace-one")
     np.testing.assert_array_equal(Xr[5:, 3:].toarray(), np.diag([1e6, -1e6, 1e6]))
     np.testing.assert_array_equal(yr[5:], 1.0)
+    signs = np.array([[1.0, -1.0], [-1.0, -1.0], [1.0, 1.0]])
+    Xd, yd = canary_dataset(X, y, inc, relation="replace-one", signs=signs)
+    assert Xd.shape == (8, 5)
+    np.testing.assert_array_equal(Xd[5:, 3:].toarray(), signs)
+    np.testing.assert_array_equal(yd[5:], [1e6, -1e6, 1e6])
+    Xe, _ = canary_dataset(X, y, inc, signs=signs)
+    np.testing.assert_array_equal(Xe[5:, 3:].toarray(), signs * inc[:, None])
 
 
 def _sgd_fit(epsilon):
@@ -191,6 +199,33 @@ def _sgd_fit(epsilon):
                       batch_size=X.shape[0], step_size=1.0, global_smoothness=0.25,
                       random_state=seed)
     return fit
+
+
+def _cd_fit_logistic(epsilon):
+    def fit(data, seed):
+        X, y = data
+        return dp_cd(X, y, Logistic(), epsilon=epsilon, delta=1e-5, passes=5, clip=1.0,
+                     order="shuffle", smoothness=np.full(X.shape[1], 0.25),
+                     random_state=seed)
+    return fit
+
+
+def test_one_run_audit_of_dp_cd_with_dense_canaries():
+    """DP-CD spends its budget over its coordinates: one-column canaries see a 1/sqrt(p)
+    share of it, dense ones their sum.  At epsilon = 30 (claimed honestly) dense
+    canaries bound epsilon above 1 while one-column canaries see nothing; claiming 1
+    for that fit is a violation; at epsilon = 1 the bound is below the claim."""
+    rng = np.random.default_rng(8)
+    X = sp.random(300, 30, density=0.1, format="csr", rng=rng)
+    y = np.where(rng.random(300) < 0.5, -1.0, 1.0)
+    kw = dict(delta=1e-5, n_canaries=400, loss="logistic", relation="replace-one",
+              random_state=9)
+    dense = one_run_audit(_cd_fit_logistic(30.0), X, y, epsilon=1.0, canaries="dense", **kw)
+    assert dense.violated and dense.canaries == "dense", dense
+    column = one_run_audit(_cd_fit_logistic(30.0), X, y, epsilon=30.0, **kw)
+    assert column.epsilon_lower_bound < 0.5, column
+    honest = one_run_audit(_cd_fit_logistic(1.0), X, y, epsilon=1.0, canaries="dense", **kw)
+    assert not honest.violated, honest
 
 
 def test_one_run_audit_of_dp_sgd():
@@ -239,6 +274,9 @@ def test_bad_input_gets_clear_errors():
         worst_case_pairs("dp_cd", relation="nope")
     with pytest.raises(ValueError, match="solver"):
         worst_case_pairs("nope")
+    with pytest.raises(ValueError, match="canaries"):
+        one_run_audit(_sgd_fit(1.0), sp.random(5, 2, format="csr"), np.ones(5), epsilon=1.0,
+                      delta=1e-5, n_canaries=10, canaries="nope")
     with pytest.raises(ValueError, match="guesses"):
         one_run_audit(_sgd_fit(1.0), sp.random(5, 2, format="csr"), np.ones(5), epsilon=1.0,
                       delta=1e-5, n_canaries=10, guesses=11)

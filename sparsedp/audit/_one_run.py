@@ -9,27 +9,31 @@ guesser much better than epsilon-randomised response (:func:`sparsedp.audit.
 one_run_epsilon`), so the number of right guesses bounds epsilon from below,
 from one run instead of thousands.
 
-The canaries here are white-box and built for sparse linear models: canary ``i``
-is a row with a single nonzero, in a column of its own appended to X (a feature
-no other row has), with a saturating label or value, so its clipped term moves
-that one coefficient and nothing else.  The two datasets of a coin flip differ
-in that one row:
+The canaries are white-box, built for sparse linear models: rows over columns
+appended to X (features no other row has), with saturating labels or values, so
+that each clipped term is at its clip.  Two kinds:
+
+* ``canaries="column"``: canary ``i`` has a single nonzero, in a column of its
+  own; its score is that coefficient.  Exact for a solver whose every step can
+  touch every coefficient (DP-SGD: a canary's coordinate holds its whole signal);
+* ``canaries="dense"``: every canary has a nonzero in each of ``canary_features``
+  shared columns, with public random signs ``s_i`` (drawn independently of the
+  coins); its score is ``s_i . coef`` over those columns.  For a solver that
+  spreads its budget over its coordinates (DP-CD updates each one ``passes``
+  times, a ``1 / sqrt(p)`` share of its privacy loss), the score adds up the
+  canary's signal over every coordinate it touches; the other canaries' signs are
+  nearly orthogonal to it and add noise of order ``sqrt(m / canary_features)``.
+
+The two datasets of a coin flip differ in that one row:
 
 * ``relation="add-remove"``: present or empty (an empty row contributes no
   term): neighbours under add/remove with n public (DP-SGD, DP-SCD), and under
   replace-one too;
-* ``relation="replace-one"``: the row with its sign flipped (label for the
-  squared loss, value for the logistic loss): neighbours under replace-one only
+* ``relation="replace-one"``: the row with its sign flipped (labels for the
+  squared loss, values for the logistic loss): neighbours under replace-one only
   (DP-CD, DP-GCD, fixed-size batches), and twice the signal.
-
-The score is the canary's coefficient (its term pushes it up when "in").  The
-bound is only as strong as the canary's own coordinate is informative: a solver
-that spreads its budget over p coordinates (DP-CD updates each ``passes``
-times) shows a canary a ``1 / sqrt(p)`` share of its privacy loss, so one run
-bounds it loosely; DP-SGD with large batches, much more tightly.
 """
 import dataclasses
-import math
 import time
 
 import numpy as np
@@ -41,6 +45,9 @@ from ._bounds import one_run_epsilon
 from ._pairs import SATURATE
 
 __all__ = ["OneRunReport", "canary_dataset", "one_run_audit"]
+
+RELATIONS = ("add-remove", "replace-one")
+KINDS = ("column", "dense")
 
 
 @dataclasses.dataclass
@@ -56,6 +63,8 @@ class OneRunReport:
         m.
     guesses, correct : int
         r (the canaries guessed, half "in" and half "out") and how many were right.
+    canaries : str
+        Their kind ("column" or "dense").
     seconds : float
     """
     epsilon_lower_bound: float
@@ -65,6 +74,7 @@ class OneRunReport:
     n_canaries: int
     guesses: int
     correct: int
+    canaries: str = "column"
     seconds: float = 0.0
 
     @property
@@ -77,20 +87,26 @@ class OneRunReport:
                  + ("VIOLATED" if self.violated else "consistent"))
         return (f"one-run audit: epsilon >= {self.epsilon_lower_bound:.4g} at delta = "
                 f"{self.delta:g} ({100 * self.confidence:g}% confidence){claim}; "
-                f"{self.correct} of {self.guesses} guesses right, {self.n_canaries} canaries")
+                f"{self.correct} of {self.guesses} guesses right, {self.n_canaries} "
+                f"{self.canaries} canaries")
 
 
-RELATIONS = ("add-remove", "replace-one")
+def canary_signs(n_canaries, canary_features, random_state):
+    """The dense canaries' public signs, shape ``(n_canaries, canary_features)``."""
+    rng = np.random.default_rng(random_state)
+    return np.where(rng.random((n_canaries, canary_features)) < 0.5, -1.0, 1.0)
 
 
-def canary_dataset(X, y, included, *, loss="squared", relation="add-remove"):
-    """``(X_aug, y_aug)``: ``X`` with one column and one row per canary appended.
+def canary_dataset(X, y, included, *, loss="squared", relation="add-remove", signs=None):
+    """``(X_aug, y_aug)``: ``X`` with the canaries' columns and rows appended.
 
-    Canary ``i`` is row ``n + i``, its nonzero in column ``p + i``: squared
-    loss, value 1 and label :data:`SATURATE`; logistic, value ``SATURATE`` and
-    label 1.  Where ``included[i]`` is False the row is empty (add-remove; its
-    label kept: an empty row contributes no term) or has its sign flipped
-    (replace-one: label ``-SATURATE``, or value ``-SATURATE``).  Returns CSR.
+    Canary ``i`` is row ``n + i``.  Without ``signs``, one column each: its nonzero
+    in column ``p + i``; with ``signs`` (shape ``(m, k)``, entries +-1) dense: its
+    nonzeros ``signs[i]`` in the ``k`` columns ``p .. p + k - 1``.  Squared loss:
+    values as they are, label :data:`SATURATE`; logistic: values times
+    ``SATURATE``, label 1.  Where ``included[i]`` is False the row is empty
+    (add-remove; its label kept: an empty row contributes no term) or has its sign
+    flipped (replace-one).  Returns CSR.
     """
     check_option(loss, "loss", ("squared", "logistic"))
     check_option(relation, "relation", RELATIONS)
@@ -98,22 +114,30 @@ def canary_dataset(X, y, included, *, loss="squared", relation="add-remove"):
     n, p = X.shape
     included = np.asarray(included, dtype=bool)
     m = included.size
+    pattern = sp.identity(m, format="csr") if signs is None else sp.csr_matrix(signs)
+    if pattern.shape[0] != m:
+        raise ValueError(f"signs must have one row per canary ({m}), got {pattern.shape[0]}")
     sign = np.where(included, 1.0, -1.0)
-    which = np.flatnonzero(included) if relation == "add-remove" else np.arange(m)
-    if loss == "squared":
-        values, labels = np.ones(which.size), SATURATE * (
-            np.ones(m) if relation == "add-remove" else sign)
+    if relation == "add-remove":
+        pattern = sp.diags(included.astype(np.float64)) @ pattern
+        flip = np.ones(m)
     else:
-        values = SATURATE * (np.ones(which.size) if relation == "add-remove" else sign)
-        labels = np.ones(m)
-    canaries = sp.csr_matrix((values, (which, p + which)), shape=(m, p + m))
-    X_aug = sp.vstack([sp.hstack([X, sp.csr_matrix((n, m))]), canaries], format="csr")
+        flip = sign
+    if loss == "squared":
+        rows, labels = pattern, SATURATE * flip
+    else:
+        rows, labels = sp.diags(SATURATE * flip) @ pattern, np.ones(m)
+    k = pattern.shape[1]
+    X_aug = sp.vstack([sp.hstack([X, sp.csr_matrix((n, k))]),
+                       sp.hstack([sp.csr_matrix((m, p)), rows])], format="csr")
+    X_aug.eliminate_zeros()  # a left-out canary's row is empty, not stored zeros
     y_aug = np.concatenate([np.asarray(y, dtype=np.float64), labels])
     return X_aug, y_aug
 
 
 def one_run_audit(fit, X, y, *, epsilon, delta, n_canaries=1000, guesses=None,
-                  loss="squared", relation="add-remove", confidence=0.95, random_state=None):
+                  loss="squared", relation="add-remove", canaries="column",
+                  canary_features=None, confidence=0.95, random_state=None):
     """Audit a whole fit from one run with canaries (Steinke, Nasr and Jagielski 2023).
 
     Parameters
@@ -137,9 +161,14 @@ def one_run_audit(fit, X, y, *, epsilon, delta, n_canaries=1000, guesses=None,
     relation : {"add-remove", "replace-one"}, default="add-remove"
         A left-out canary is an empty row (valid under both relations) or the
         canary with its sign flipped (replace-one only: twice the signal).
+    canaries : {"column", "dense"}, default="column"
+        One column a canary, or ``canary_features`` shared columns with random
+        signs (module docstring): "dense" for coordinate methods.
+    canary_features : int, optional
+        The dense canaries' columns (default ``m``).
     confidence : float, default=0.95
     random_state : None, int, SeedSequence or Generator
-        The coins and the fit's seed.
+        The coins, the dense canaries' signs and the fit's seed.
 
     Returns
     -------
@@ -152,21 +181,25 @@ def one_run_audit(fit, X, y, *, epsilon, delta, n_canaries=1000, guesses=None,
     epsilon = check_real(epsilon, "epsilon", include_low=True, allow_inf=True)
     delta = check_real(delta, "delta", high=1.0, include_low=True)
     confidence = check_real(confidence, "confidence", high=1.0)
-    coins, run = seed_sequence(random_state).spawn(2)
+    check_option(canaries, "canaries", KINDS)
+    k = m if canary_features is None else check_integer(canary_features, "canary_features")
+    coins, signs_seed, run = seed_sequence(random_state).spawn(3)
     included = np.random.default_rng(coins).random(m) < 0.5
+    signs = canary_signs(m, k, signs_seed) if canaries == "dense" else None
     n, p = np.shape(X)
-    data = canary_dataset(X, y, included, loss=loss, relation=relation)
+    data = canary_dataset(X, y, included, loss=loss, relation=relation, signs=signs)
     coef = _run_trials(fit, data, [run])[0]
-    if coef.shape != (p + m,):
+    width = m if signs is None else k
+    if coef.shape != (p + width,):
         raise ValueError(f"fit must return one coefficient per column of the data with "
-                         f"canaries ({p + m}), got shape {coef.shape}")
-    # the canary's term pushes its coefficient up (squared: label > 0; logistic:
-    # value and label > 0), so a high coefficient says "in"
-    scores = coef[p:]
+                         f"canaries ({p + width}), got shape {coef.shape}")
+    # a canary's terms push its coefficients along its signs (squared: label > 0;
+    # logistic: value and label > 0), so a high score says "in"
+    scores = coef[p:] if signs is None else signs @ coef[p:]
     order = np.argsort(scores, kind="stable")
     k_in, k_out = r - r // 2, r // 2
     right = int(np.count_nonzero(included[order[m - k_in:]])
                 + np.count_nonzero(~included[order[:k_out]]))
     bound = one_run_epsilon(m, r, right, delta, confidence)
-    return OneRunReport(bound, epsilon, delta, confidence, m, r, right,
+    return OneRunReport(bound, epsilon, delta, confidence, m, r, right, canaries,
                         time.perf_counter() - start)
