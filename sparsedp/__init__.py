@@ -15,6 +15,9 @@ linear_model
     scikit-learn estimators over the solvers (re-exported here).
 model_selection
     PrivateSearch: private hyper-parameter tuning by random stopping.
+audit
+    Empirical lower bounds on a mechanism's or a fit's epsilon (many runs on
+    neighbouring datasets, or one run with canaries).
 """
 from .exceptions import PrivacyLeakWarning
 from .linear_model import DPElasticNet, DPLasso, DPLinearSVC, DPLogisticRegression, DPRidge
