@@ -8,17 +8,29 @@ D', learns a distinguishing event on the first halves of the samples and bounds
 confidence 0.999), and every test uses a fixed seed, so a given build gets the
 same verdict every time.
 """
+import os
+
 import numpy as np
 
 from sparsedp.audit import (audit_samples, clopper_pearson_lower, clopper_pearson_upper,
                             epsilon_lower_bound, learn_bits, learn_linear, learn_threshold,
                             learn_values)
 
-__all__ = ["ALPHA", "audit", "cp_lower", "cp_upper", "eps_lower_bound", "learn_bits",
+__all__ = ["ALPHA", "AUDIT_SEED", "audit", "audit_seed", "cp_lower", "cp_upper", "eps_lower_bound", "learn_bits",
            "learn_linear", "learn_threshold", "learn_values", "per_value_bounds"]
 
 #: level of each one-sided Clopper-Pearson bound (an audit uses two: 1e-3 per audit)
 ALPHA = 5e-4
+
+#: ``SPARSEDP_AUDIT_SEED=k`` shifts every audit's seed (0: the suite's own seeds), so
+#: that a verdict can be checked on other draws: a planted bug caught at one seed
+#: only was caught by luck (``tests/mutations/run.py --audit-seeds``)
+AUDIT_SEED = int(os.environ.get("SPARSEDP_AUDIT_SEED", "0"))
+
+
+def audit_seed(base):
+    """The seed of an audit whose own seed is ``base``, under ``SPARSEDP_AUDIT_SEED``."""
+    return base + 100_003 * AUDIT_SEED
 
 
 def cp_lower(k, n, alpha=ALPHA):

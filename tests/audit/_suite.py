@@ -13,7 +13,7 @@ Shared by the tests (``test_*.py``) and by ``table.py``.  Every audit has
 """
 import dataclasses
 
-from _audit import audit, learn_bits, learn_linear, learn_threshold, learn_values
+from _audit import audit, audit_seed, learn_bits, learn_linear, learn_threshold, learn_values
 import _mechanisms as mech
 
 RELEASE_BUGS = ("noise_halved", "no_clipping", "sensitivity_halved", "raw_float_noise")
@@ -41,7 +41,7 @@ class Audit:
         return self.bugs if long or self.ci_bugs is None else self.ci_bugs
 
     def samples(self, bug=None, long=False):
-        return self.sampler(self.n_long if long else self.n_ci, self.seed, bug)
+        return self.sampler(self.n_long if long else self.n_ci, audit_seed(self.seed), bug)
 
     @property
     def learners(self):

@@ -14,13 +14,29 @@ __all__ = ["Mutation", "MUTATIONS"]
 
 @dataclass(frozen=True)
 class Mutation:
-    """One planted bug: ``old`` (exactly once in ``file``) becomes ``new``."""
+    """One planted bug: ``old`` (exactly once in ``file``) becomes ``new``.
+
+    ``kind``: what the bug breaks --
+
+    * "mechanism": a release's noise, sensitivity, clipping or law (too little
+      noise for what the fit claims, whatever its accounting says);
+    * "sampling": the law of a sampler the accounting relies on;
+    * "calibration": the noise computed for the wrong number of releases;
+    * "accounting": a privacy curve or a composition theorem;
+    * "leak": a data-dependent value used without budget or record;
+    * "utility": no privacy loss (the fit is as private, only worse).
+
+    The statistical audit (``-m audit``) must catch every "mechanism",
+    "sampling" and "calibration" bug by itself; an accounting slip smaller than an
+    audit resolves is for the accountants' unit tests.
+    """
 
     name: str
     file: str
     old: str
     new: str
     description: str
+    kind: str = "mechanism"
 
 
 MUTATIONS = [
@@ -39,7 +55,8 @@ MUTATIONS = [
         'steps = options["outer"] * options["inner"]',
         'steps = options["inner"]',
         "DP-CD calibrated (and recorded on its ledger) for the K steps of one inner "
-        "loop instead of the T K steps of the run: wrong as soon as outer > 1"),
+        "loop instead of the T K steps of the run: wrong as soon as outer > 1",
+        kind="calibration"),
     # 3
     Mutation(
         "dp_gcd_laplace_selection_as_bounded_range",
@@ -48,7 +65,8 @@ MUTATIONS = [
         '    if selection in ("exponential", "laplace"):\n        ledger.add_bounded_range(',
         "DP-GCD's Laplace report-noisy-max accounted as an epsilon0-bounded-range "
         "mechanism (only the exponential mechanism is): its calibration takes "
-        "the bounded-range compositions' smaller cost"),
+        "the bounded-range compositions' smaller cost",
+        kind="accounting"),
     # 4
     Mutation(
         "dp_gcd_gs_r_unnormalised",
@@ -75,7 +93,9 @@ MUTATIONS = [
         "DP-SCD's kernel gets sum_k x_jk^2 where ||x_j|| belongs (its dual step's "
         "kappa and the update's scaling by max(1, ||x_j||)).  csr_rows is shared with "
         "DP-SGD, so the norms are squared in dp_scd only, not by dropping "
-        "csr_rows' np.sqrt"),
+        "csr_rows' np.sqrt.  Not a privacy bug: max(1, ||x||^2) >= max(1, ||x||), so "
+        "the update is clipped at least as hard; the dual steps are only worse",
+        kind="utility"),
     # 7
     Mutation(
         "floyd_sampling_off_by_one",
@@ -84,7 +104,8 @@ MUTATIONS = [
         "r = <int64_t> random_bounded_uint64(rng, 0, <uint64_t> (j - 1), 0, False)",
         "Floyd's algorithm draws r in [0, j - 1] instead of [0, j] (the bound of "
         "random_bounded_uint64 is inclusive): the batches are no longer uniform "
-        "subsets.  Floyd's loop is in _sampling.pxd (inline), not _sampling.pyx"),
+        "subsets.  Floyd's loop is in _sampling.pxd (inline), not _sampling.pyx",
+        kind="sampling"),
     # 8
     Mutation(
         "walk_digit_place_value_dropped",
@@ -111,7 +132,8 @@ MUTATIONS = [
         "every loss of a connect-the-dots PLD placed one grid step lower: the "
         "pessimistic discretisation made optimistic.  The PLDs are built by "
         "connect-the-dots, which rounds no loss, so this shift of the grid "
-        "(_connect_dots' offset) is the closest single edit to a rounding down"),
+        "(_connect_dots' offset) is the closest single edit to a rounding down",
+        kind="accounting"),
     # 11
     Mutation(
         "rdp_sampled_gaussian_q_squared",
@@ -119,7 +141,8 @@ MUTATIONS = [
         "logq, log1mq = math.log(q), math.log1p(-q) if q < 1 else -math.inf",
         "logq, log1mq = 2.0 * math.log(q), math.log1p(-q) if q < 1 else -math.inf",
         "the Poisson-subsampled Gaussian's RDP series (MTZ 2019) with q^2 where q "
-        "belongs (its terms' q^k become q^2k, integer and fractional orders)"),
+        "belongs (its terms' q^k become q^2k, integer and fractional orders)",
+        kind="accounting"),
     # 12
     Mutation(
         "raw_float_release",
@@ -150,7 +173,8 @@ MUTATIONS = [
         "add_leak / PrivacyLeakWarning nor the private bound's Gaussian on the "
         "ledger.  The library now estimates this bound privately, so no leaked "
         "feature bound is left to silence: the leak is planted where the bound "
-        "is made"),
+        "is made",
+        kind="leak"),
     # 15
     Mutation(
         "dp_sgd_eager_shared_noise_draw",
@@ -173,7 +197,8 @@ MUTATIONS = [
         "sensitivity = clip",
         "fixed-size batches (replace-one) calibrated and recorded at sensitivity C "
         "instead of 2C.  The line is in the batch solvers' shared skeleton, so "
-        "DP-SCD's fixed-size batches get the bug too"),
+        "DP-SCD's fixed-size batches get the bug too",
+        kind="calibration"),
     # 17
     Mutation(
         "wor_rdp_factor_halved",
@@ -181,7 +206,8 @@ MUTATIONS = [
         "thm27 = math.log(4.0) + ",
         "thm27 = math.log(2.0) + ",
         "the without-replacement RDP bound (Wang, Balle and Kasiviswanathan 2019, "
-        "Thm 27) with 2 sqrt(M M') instead of 4 sqrt(M M') in its terms B_j"),
+        "Thm 27) with 2 sqrt(M M') instead of 4 sqrt(M M') in its terms B_j",
+        kind="accounting"),
     # 18
     Mutation(
         "advanced_without_linear_term",
@@ -190,5 +216,6 @@ MUTATIONS = [
         "                    if m.pure_epsilon < 700 else math.inf for m in mechanisms)",
         "lin = 0.0",
         "advanced composition (Dwork and Roth, Thm 3.20) without its linear term "
-        "sum k eps0 (e^eps0 - 1)"),
+        "sum k eps0 (e^eps0 - 1)",
+        kind="accounting"),
 ]

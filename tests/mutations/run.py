@@ -88,11 +88,12 @@ def clean_env():
     return env
 
 
-def run(cmd, *, cwd=None, timeout=None, log=None):
+def run(cmd, *, cwd=None, timeout=None, log=None, env=None):
     """Run ``cmd``; return (exit code or None on timeout, output)."""
     # its own process group: a timeout ends it with everything it started (the
     # build's compilers, the tests' worker processes)
-    proc = subprocess.Popen(cmd, cwd=cwd, env=clean_env(), stdout=subprocess.PIPE,
+    proc = subprocess.Popen(cmd, cwd=cwd, env={**clean_env(), **(env or {})},
+                            stdout=subprocess.PIPE,
                             stderr=subprocess.STDOUT, text=True, errors="replace",
                             start_new_session=True)
     try:
@@ -153,16 +154,42 @@ def list_mutations(root):
 
 
 def table(rows):
-    header = ("mutation", "result", "first failing test", "seconds")
-    cells = [header] + [(r[0], r[1], r[2], f"{r[3]:.0f}") for r in rows]
-    widths = [max(len(c[i]) for c in cells) for i in range(4)]
+    header = ("mutation", "kind", "result", "first failing test", "seconds")
+    kinds = {m.name: m.kind for m in MUTATIONS}
+    cells = [header] + [(r[0], kinds[r[0]], r[1], r[2], f"{r[3]:.0f}") for r in rows]
+    widths = [max(len(c[i]) for c in cells) for i in range(5)]
     lines = []
     for k, c in enumerate(cells):
-        lines.append("  ".join(c[i].ljust(widths[i]) if i < 3 else c[i].rjust(widths[i])
-                               for i in range(4)))
+        lines.append("  ".join(c[i].ljust(widths[i]) if i < 4 else c[i].rjust(widths[i])
+                               for i in range(5)))
         if k == 0:
             lines.append("  ".join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def test_mutation(python, pytest_args, src, timeout, logs, name, seeds):
+    """(result, first failing test) of the selection on the mutated source, once per
+    audit seed: "caught" only if every seed's run fails a test ("caught at k of K
+    seeds" names a catch that depends on the seed: luck)."""
+    caught, failing, result = 0, "-", None
+    for seed in seeds:
+        say(f"   testing (audit seed {seed}) ...")
+        code, out = run([str(python), "-m", "pytest", *pytest_args], cwd=src, timeout=timeout,
+                        log=logs / f"{name}-{seed}.log", env={"SPARSEDP_AUDIT_SEED": str(seed)})
+        if code is None:
+            return "timeout", first_failure(out)
+        if code == FAILED:
+            caught += 1
+            failing = first_failure(out) if failing == "-" else failing
+        elif code != PASSED:
+            return f"error: pytest exit code {code} ({reason(out)})", first_failure(out)
+    if caught == len(seeds):
+        result = "caught"
+    elif caught == 0:
+        result = "missed"
+    else:
+        result = f"caught at {caught} of {len(seeds)} seeds"
+    return result, failing
 
 
 def parse_args(argv):
@@ -179,6 +206,10 @@ def parse_args(argv):
     parser.add_argument("--timeout", type=float, default=None,
                         help="seconds allowed to one mutation's tests (default: 3 times "
                              "the unmutated run, plus 10 minutes)")
+    parser.add_argument("--audit-seeds", type=int, default=1, metavar="K",
+                        help="run each mutation's tests K times, with SPARSEDP_AUDIT_SEED "
+                             "= 0 .. K - 1 (the statistical audits' seeds shifted): caught "
+                             "only if caught at every seed (default: 1, the suite's seeds)")
     parser.add_argument("--keep", action="store_true",
                         help="keep the worktree, the venv and the logs (printed at the end)")
     parser.add_argument("--list", action="store_true",
@@ -227,16 +258,20 @@ def main(argv=None):
                f"{src}[test]"], "pip install -e (the editable build)", log=logs / "install.log")
         done()
 
-        done = stage("the tests on the unmutated source")
-        start = time.monotonic()
-        code, out = run([str(python), "-m", "pytest", *pytest_args], cwd=src,
-                        log=logs / "unmutated.log")
-        baseline = time.monotonic() - start
-        if code != PASSED:
-            tail = "\n".join(out.splitlines()[-30:])
-            sys.exit(f"the suite fails without mutation (pytest exit code {code}); "
-                     f"nothing to learn from a mutation run:\n{tail}")
-        done()
+        seeds = range(max(1, args.audit_seeds))
+        baseline = 0.0
+        for seed in seeds:
+            done = stage(f"the tests on the unmutated source (audit seed {seed})")
+            start = time.monotonic()
+            code, out = run([str(python), "-m", "pytest", *pytest_args], cwd=src,
+                            log=logs / f"unmutated-{seed}.log",
+                            env={"SPARSEDP_AUDIT_SEED": str(seed)})
+            baseline = max(baseline, time.monotonic() - start)
+            if code != PASSED:
+                tail = "\n".join(out.splitlines()[-30:])
+                sys.exit(f"the suite fails without mutation (audit seed {seed}, pytest exit "
+                         f"code {code}); nothing to learn from a mutation run:\n{tail}")
+            done()
         timeout = args.timeout if args.timeout else 3.0 * baseline + 600.0
 
         rows = []
@@ -260,18 +295,8 @@ def main(argv=None):
                 if code != 0:
                     result, failing = f"error: build failed ({reason(out)})", "-"
                 else:
-                    say("   testing ...")
-                    code, out = run([str(python), "-m", "pytest", *pytest_args], cwd=src,
-                                    timeout=timeout, log=logs / f"{m.name}.log")
-                    if code is None:
-                        result, failing = "timeout", first_failure(out)
-                    elif code == FAILED:
-                        result, failing = "caught", first_failure(out)
-                    elif code == PASSED:
-                        result, failing = "missed", "-"
-                    else:
-                        result = f"error: pytest exit code {code} ({reason(out)})"
-                        failing = first_failure(out)
+                    result, failing = test_mutation(python, pytest_args, src, timeout,
+                                                    logs, m.name, seeds)
             finally:
                 path.write_text(original)
             seconds = time.monotonic() - start
