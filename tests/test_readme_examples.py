@@ -68,6 +68,14 @@ def test_readme_functional_examples_are_private_and_beat_w0(readme_run):
     assert ns["res"].privacy.epsilon <= 1.0
 
 
+def test_readme_audit_is_consistent_with_the_claim(readme_run):
+    ns, printed = readme_run[5]
+    report = ns["report"]
+    assert not report.violated and report.claimed_epsilon == 1.0
+    assert report.n_trials == 500 and len(report.bounds) == 2
+    assert "claimed 1: consistent" in printed
+
+
 # ---- each warning's advice, followed literally --------------------------------------
 
 def _data(n=3_000, p=20, seed=0):
