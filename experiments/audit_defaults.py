@@ -4,9 +4,10 @@ For each private solver, its estimator with every default (``epsilon=1``, the
 private constants estimated inside the budget, the default delta), audited by
 :func:`sparsedp.audit.audit` on :func:`sparsedp.audit.worst_case_pairs` (64 rows,
 16 features; the two pairs share the confidence): the lower bound must stay below
-the claim.  Beside it, a planted bug: the same configuration run at ``epsilon =
+the claim.  Beside it, two planted bugs: the same configuration run at ``epsilon =
 --planted`` while it claims 1 (a fit that spends more than it reports, as a budget
-split that forgets a part does); the bound must exceed the claim.  Then one-run
+split that forgets a part does), and run without noise while it claims 1; the bound
+should exceed the claim.  Then one-run
 audits (:func:`sparsedp.audit.one_run_audit`, 1,000 canaries: one column each for
 DP-SGD, dense for DP-CD) of DP-SGD and DP-CD.
 
@@ -55,7 +56,7 @@ class EstimatorFit:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             est = self.make(**self.params, epsilon=self.epsilon, random_state=seed).fit(X, y)
-        return np.append(np.ravel(est.coef_), np.ravel(getattr(est, "intercept_", 0.0)))
+        return est  # its coef_ and intercept_ (sparsedp.audit.audit reads both)
 
 
 def default_delta(fit, pair):
@@ -75,7 +76,7 @@ def whole_fits(trials, jobs, planted):
         assert solver == key, (solver, key)
         cells = [label, f"{make.__name__}({', '.join(f'{k}={v!r}' for k, v in params.items() if k != 'solver')})",
                  pairs[0].relation, f"(1, {delta:.3g})"]
-        for run_at in (1.0, planted):
+        for run_at in (1.0, planted, np.inf):
             start = time.perf_counter()
             r = audit(EstimatorFit(make, params, run_at), pairs, epsilon=1.0, delta=delta,
                       n_trials=trials, n_jobs=jobs, random_state=35)
@@ -142,10 +143,10 @@ def main(argv=None):
     start = time.perf_counter()
     out = [f"Each solver's default configuration, audited on worst_case_pairs (64 x 16, "
            f"both pairs, {args.trials} runs a dataset and pair, 95% confidence); claim "
-           f"epsilon = 1 at the default delta; planted bug: the same fit run at epsilon = "
-           f"{args.planted:g}, claiming 1.", "",
+           f"epsilon = 1 at the default delta; planted bugs: the same fit run at epsilon = "
+           f"{args.planted:g}, or without noise, claiming 1.", "",
            table(["solver", "configuration", "relation", "claim", "audited lower bound",
-                  f"planted bug (run at {args.planted:g})"], whole_fits(
+                  f"planted: run at {args.planted:g}", "planted: no noise"], whole_fits(
                       args.trials, args.jobs, args.planted)), "",
            "One-run audits (1,000 canaries, 200 guesses, 95% confidence, delta = 1e-5); "
            "cells: lower bound (right guesses / guesses).", "",

@@ -282,3 +282,20 @@ def test_bad_input_gets_clear_errors():
                       delta=1e-5, n_canaries=10, guesses=11)
     assert isinstance(NeighbouringPair(1, 2).relation, str)
     assert epsilon_lower_bound(0, 10, 0, 10, 0.0, 0.01) == -math.inf
+
+
+def test_a_fits_output_is_its_coefficients_and_intercept():
+    """What an audit reads of a run: a Result's coef then intercept, an estimator's
+    coef_ then intercept_ (a bug in the intercept must not hide), arrays as they are."""
+    from sparsedp import DPLasso
+    from sparsedp.audit._audit import output_array
+    X = sp.random(40, 3, density=0.5, format="csr", rng=0)
+    y = np.arange(40.0) / 40
+    res = dp_cd(X, y, Squared(), epsilon=1.0, delta=1e-5, passes=1, clip=1.0,
+                smoothness=np.ones(3), fit_intercept=True, random_state=0)
+    np.testing.assert_array_equal(output_array(res), np.r_[res.coef, res.intercept])
+    est = DPLasso(alpha=0.1, solver="cd", smoothness=np.ones(3), feature_bounds=1.0,
+                  clip=1.0, target_bound=1.0, random_state=0).fit(X, y)
+    np.testing.assert_array_equal(output_array(est), np.r_[est.coef_, est.intercept_])
+    np.testing.assert_array_equal(output_array(est, intercept=False), est.coef_)
+    np.testing.assert_array_equal(output_array(2.5), [2.5])

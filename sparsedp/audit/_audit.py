@@ -216,19 +216,23 @@ def audit_samples(samples, samples_prime, *, delta, epsilon=None, events="auto",
         seconds=time.perf_counter() - start)
 
 
-def output_array(output):
-    """A run's output as a 1-d array: a ``Result``'s ``coef``, an estimator's
-    ``coef_`` (raveled), or the array (scalar) itself."""
-    for name in ("coef", "coef_"):
-        value = getattr(output, name, None)
-        if value is not None and not callable(value):
-            output = value
-            break
+def output_array(output, intercept=True):
+    """A run's output as a 1-d array: a ``Result``'s ``coef`` and ``intercept``, an
+    estimator's ``coef_`` and ``intercept_`` (raveled; ``intercept=False``: the
+    coefficients alone), or the array (scalar) itself."""
+    for coef_name, intercept_name in (("coef", "intercept"), ("coef_", "intercept_")):
+        coef = getattr(output, coef_name, None)
+        if coef is not None and not callable(coef):
+            parts = [np.ravel(np.asarray(coef, dtype=np.float64))]
+            b = getattr(output, intercept_name, None) if intercept else None
+            if b is not None and not callable(b):
+                parts.append(np.ravel(np.asarray(b, dtype=np.float64)))
+            return np.concatenate(parts)
     return np.ravel(np.asarray(output))
 
 
-def _run_trials(mechanism, dataset, seeds):
-    out = [output_array(mechanism(dataset, seed)) for seed in seeds]
+def _run_trials(mechanism, dataset, seeds, intercept=True):
+    out = [output_array(mechanism(dataset, seed), intercept) for seed in seeds]
     shapes = {o.shape for o in out}
     if len(shapes) > 1:
         raise ValueError(f"the mechanism's outputs have different shapes: {sorted(shapes)}")
@@ -290,8 +294,8 @@ def audit(mechanism, pair, *, epsilon, delta, n_trials=1000, events="auto",
         configuration) once on ``dataset`` with the randomness ``seed`` (a
         :class:`numpy.random.SeedSequence`, accepted by every ``random_state``
         of sparsedp and by :func:`numpy.random.default_rng`) and returns its
-        output: a number, an array, a solver's ``Result`` (its ``coef``) or a
-        fitted estimator (its ``coef_``).  With ``n_jobs != 1`` it must be
+        output: a number, an array, a solver's ``Result`` (its ``coef`` and
+        ``intercept``) or a fitted estimator (its ``coef_`` and ``intercept_``).  With ``n_jobs != 1`` it must be
         picklable by joblib (a module-level function, or a lambda: joblib's
         loky workers use cloudpickle).
     pair : NeighbouringPair, tuple (D, D_prime) or list of NeighbouringPair

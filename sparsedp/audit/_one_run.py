@@ -144,8 +144,8 @@ def one_run_audit(fit, X, y, *, epsilon, delta, n_canaries=1000, guesses=None,
     ----------
     fit : callable
         ``fit((X, y), seed)`` runs the fit once and returns its coefficients
-        (an array, a ``Result`` or a fitted estimator), one per column of X, as
-        :func:`sparsedp.audit.audit`'s mechanisms.
+        (an array, a ``Result`` or a fitted estimator; an intercept is not
+        scored), one per column of X, as :func:`sparsedp.audit.audit`'s mechanisms.
     X, y : the training data without canaries
         The canaries are appended (:func:`canary_dataset`).
     epsilon, delta : float
@@ -188,7 +188,7 @@ def one_run_audit(fit, X, y, *, epsilon, delta, n_canaries=1000, guesses=None,
     signs = canary_signs(m, k, signs_seed) if canaries == "dense" else None
     n, p = np.shape(X)
     data = canary_dataset(X, y, included, loss=loss, relation=relation, signs=signs)
-    coef = _run_trials(fit, data, [run])[0]
+    coef = _run_trials(fit, data, [run], intercept=False)[0]
     width = m if signs is None else k
     if coef.shape != (p + width,):
         raise ValueError(f"fit must return one coefficient per column of the data with "
