@@ -66,3 +66,15 @@ def test_slack_is_tiny():
 def test_errors(args, match):
     with pytest.raises(ValueError, match=match):
         Batches(*args)
+
+
+def test_draw_gives_the_kernels_batches(example):
+    """``Batches.draw`` makes the draws of the kernels' ``sample_batch``: the same
+    batches as the Cython API example from the same seed; bad counts are refused."""
+    for batches in (Batches(50, 0.2), Batches(30, 0.5, 7), Batches(12, 1.0)):
+        drawn = batches.draw(np.random.default_rng(3), 200)
+        seen = draw(example, batches, 3, 200)
+        assert all(np.array_equal(a, b) for a, b in zip(drawn, seen))
+    assert Batches(5, 0.5).draw(np.random.default_rng(0), 0) == []
+    with pytest.raises(ValueError, match="count"):
+        Batches(5, 0.5).draw(np.random.default_rng(0), -1)
