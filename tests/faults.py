@@ -28,6 +28,12 @@ Bugs
 ``"monotone_selection"``
     DP-GCD's report-noisy-max at scale ``Delta / eps0`` (the monotone-scores
     scale of Dwork and Roth's Claim 3.9) on scores that are not monotone.
+``"leaked_bound"``
+    The private bound on ``|X_ij|`` of the default constants
+    (:func:`sparsedp.solvers._scales.private_row_scales`, read by
+    ``estimate_bounds`` at a finite epsilon) replaced by the data's own largest
+    ``|X_ij|``, its histogram still drawn and recorded: a data-dependent value used
+    without budget, the ledger unchanged.
 ``"raw_float_noise"``
     The releases add raw floating-point noise to the raw value (the sampler
     this library used before the floating-point fix): Mironov's attack applies.
@@ -48,7 +54,7 @@ import numpy as np
 import pytest
 
 BUGS = ("noise_halved", "no_clipping", "sensitivity_halved", "monotone_selection",
-        "raw_float_noise")
+        "raw_float_noise", "leaked_bound")
 
 #: DP-CD's clips are scaled up by this (unclipped), its grid per clip down by it:
 #: a power of two, so that the grid ``g_j = grid_per_clip C_j`` is bit for bit the same
@@ -282,6 +288,17 @@ def _raw_sgd_eager(fn):
     return call
 
 
+def _leaked_bound(fn):
+    """``private_row_scales`` whose bound is the data's own largest ``|X_ij|``."""
+    import copy
+
+    def call(X, *args, **kwargs):
+        scales = copy.copy(fn(X, *args, **kwargs))
+        scales.bound = float(abs(X).max())
+        return scales
+    return call
+
+
 def _patches(bug):
     """``(module, name, make)``: ``module.name`` becomes ``make(module.name)``."""
     grid_modules = ("sparsedp.solvers._dp_cd", "sparsedp.solvers._dp_gcd",
@@ -310,6 +327,8 @@ def _patches(bug):
                 ("sparsedp.solvers._dp_sgd", "sgd_lazy", lambda fn: _with(fn, clip=_unclipped)),
                 ("sparsedp.solvers._dp_scd", "dp_scd_steps",
                  lambda fn: _with(fn, clip=_unclipped))]
+    if bug == "leaked_bound":
+        out.append(("sparsedp.solvers._scales", "private_row_scales", _leaked_bound))
     if bug == "raw_float_noise":
         out += _RawDPCD().patches() + _raw_dp_gcd()
         out += [("sparsedp.solvers._smoothness", "GridRelease", _raw_smoothness_release),

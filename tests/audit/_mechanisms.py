@@ -464,6 +464,55 @@ def smoothness_dp_cd_samples(n_samples, seed, bug=None):
                    f"{SM_EPS:g} of epsilon = {2 * SM_EPS:g})", time.perf_counter() - t0)
 
 
+# ---- the private bound on |X_ij| of the default constants (DP-CD) ---------------------
+
+BOUND_N, BOUND_P, BOUND_OUTLIER = 256, 4, 1000.0
+
+
+def feature_bound_datasets():
+    """256 x 4: features 1-3 in [1/2, 1] on every row; feature 0 empty but for row 0,
+    at 1 (D) or at 1,000 (D').  Feature 0's one entry is below any count the private
+    histograms detect, so its constant is the floor ``beta t B^2 / n`` at the bound B
+    on ``|X_ij|``: the private bound (from the other features: about 1 on both) or,
+    leaked, the data's max (1 against 1,000)."""
+    rng = np.random.default_rng(35)
+    X = rng.uniform(0.5, 1.0, (BOUND_N, BOUND_P))
+    X[:, 0] = 0.0
+    X2 = X.copy()
+    X[0, 0], X2[0, 0] = 1.0, BOUND_OUTLIER
+    y = rng.normal(size=BOUND_N)
+    return sp.csc_matrix(X), sp.csc_matrix(X2), y
+
+
+@functools.lru_cache(maxsize=None)
+def feature_bound_samples(n_samples, seed, bug=None, epsilon=2.0):
+    """``dp_cd``'s ``info["smoothness"][0]``: the private constant of its default
+    (``smoothness=None``, ``feature_bounds=None``), whose histogram's range and noise
+    are set by the private bound on ``|X_ij|``; one number a fit.  It is released
+    (``info`` is covered by the guarantee), so the claim is the fit's budget.  A
+    bound read off the data without budget (the planted ``leaked_bound``, or the
+    leak of ``feature_bounds=None`` at a finite epsilon) follows the outlier: feature
+    0's constant grows a million-fold on D' and gives the pair away."""
+    import time
+    t0 = time.perf_counter()
+    X, X2, y = feature_bound_datasets()
+    out = []
+    for stream, Xd in enumerate((X, X2)):
+        rng = _fit_stream(seed, stream)
+        vals = np.empty(n_samples)
+        with variant(bug), cached_noise_tables(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            for i in range(n_samples):
+                res = dp_cd(Xd, y, Squared(), epsilon=epsilon, delta=DELTA, passes=0.25,
+                            clip=1.0, random_state=rng)
+                vals[i] = res.info["smoothness"][0]
+        out.append(vals)
+    return Samples(out[0], out[1], epsilon, DELTA,
+                   f"private smoothness constant through dp_cd's default constants (the fit's "
+                   f"budget ({epsilon:g}, {DELTA:g}), one outlier row)",
+                   time.perf_counter() - t0)
+
+
 # ---- DP-SGD: one step's release of the clipped batch sum (Gaussian) --------------------
 #
 # One step of dp_sgd releases the clipped batch sum G (L2 sensitivity C under

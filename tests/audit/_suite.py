@@ -210,7 +210,9 @@ BY_KEY.update((a.key, a) for a in AUDITS)
 # * eager DP-SGD on pairs of coordinates, one of which only differs (D' removes the
 #   even rows): the difference of a pair cancels noise shared between coordinates;
 # * DP-SGD and DP-SCD after 20 lazy steps: on D' a catch-up of 20 steps draws from the
-#   walk's second base-16 digit (16 steps and more), which 7 steps never reach.
+#   walk's second base-16 digit (16 steps and more), which 7 steps never reach;
+# * DP-CD's default constants on a feature whose one entry is an outlier: its constant
+#   is set by the private bound on |X_ij|, which a bound read off the data follows.
 AUDITS += [
     Audit("dp_cd_outer", "DP-CD, 4 outer loops, varied M_j (claim: the budget's share)",
           _sampler(mech.dp_cd_samples, outer=4, varied=True), False,
@@ -230,6 +232,9 @@ AUDITS += [
     Audit("dp_sgd_catch_up_20", "DP-SGD final iterate, 20 steps, lazy (catch-ups of 20 steps)",
           _sampler(mech.dp_sgd_samples, path="lazy", steps=20), False, SGD_LAZY_BUGS,
           40_000, 400_000, 1764, ci_bugs=("noise_halved",)),
+    Audit("feature_bound", "private constant at the private bound on |X_ij| (DP-CD's defaults)",
+          _sampler(mech.feature_bound_samples), False, ("leaked_bound",), 1_000, 10_000,
+          1766),
     Audit("dp_scd_catch_up_20", "DP-SCD v after 20 steps, lazy (catch-ups of 20 steps)",
           _sampler(mech.dp_scd_samples, path="lazy", steps=20), False, SCD_BUGS,
           40_000, 400_000, 1765, ci_bugs=("noise_halved",)),

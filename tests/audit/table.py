@@ -29,7 +29,7 @@ from _suite import AUDITS, BY_KEY  # noqa: E402
 from faults import BUGS  # noqa: E402
 
 COLUMNS = ("noise_halved", "no_clipping", "sensitivity_halved", "monotone_selection",
-           "raw_float_noise")
+           "raw_float_noise", "leaked_bound")
 
 
 def _cell(fn, claim_should_exceed):

@@ -40,7 +40,7 @@ import pytest
 from _checks import (check_fp_after, check_fp_before, check_planted,
                      check_statistical, params)
 
-FAMILIES = ("dp_cd", "gcd_release", "smoothness")  # dp_cd_outer, smoothness_features too
+FAMILIES = ("dp_cd", "gcd_release", "smoothness", "feature_bound")  # dp_cd_outer, smoothness_features too
 
 
 def family_params(**kwargs):
