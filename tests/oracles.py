@@ -78,3 +78,33 @@ def dp_accounting_pld_epsilon(z, q, count, delta, pessimistic):
         z, sampling_prob=q, value_discretization_interval=1e-4,
         pessimistic_estimate=pessimistic, use_connect_dots=pessimistic)
     return pld.self_compose(count).get_epsilon_for_delta(delta)
+
+
+def _rnm_laplace_delta(eps0, n_iter, epsilon):
+    """dp-accounting's optimistic delta(epsilon) of n_iter iterations of one eps0-DP
+    mechanism (randomised response, the worst case of pure DP) and one Laplace
+    mechanism of scale 1 / eps0: a lower bound on the delta of any such iterations."""
+    import logging
+    from dp_accounting.pld import privacy_loss_distribution as pld
+    logging.getLogger().setLevel(logging.ERROR)  # "Using Privacy Buckets" notices
+    kw = dict(value_discretization_interval=1e-3, pessimistic_estimate=False)
+    rr = pld.from_randomized_response(2.0 / (1.0 + math.exp(eps0)), 2, **kw)
+    lap = pld.from_laplace_mechanism(1.0 / eps0, sensitivity=1.0, **kw)
+    return rr.compose(lap).self_compose(n_iter).get_delta_for_epsilon(epsilon)
+
+
+@functools.lru_cache(maxsize=None)
+def rnm_laplace_epsilon0(epsilon, delta, n_iter):
+    """An upper bound on the per-step epsilon0 any correct accounting can give ``n_iter``
+    DP-GCD iterations of a Laplace report-noisy-max (epsilon0-DP) and a Laplace release
+    (scale 1 / epsilon0) within (epsilon, delta): the largest epsilon0 whose
+    dp-accounting optimistic PLD (randomised response for the selection: it dominates
+    every epsilon0-DP mechanism) stays within delta, to 1e-3 relative, rounded up."""
+    lo, hi = epsilon / (2 * n_iter), epsilon
+    while hi / lo > 1.0 + 1e-3:
+        mid = math.sqrt(lo * hi)
+        if _rnm_laplace_delta(mid, n_iter, epsilon) <= delta:
+            lo = mid
+        else:
+            hi = mid
+    return hi

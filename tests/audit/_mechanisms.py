@@ -343,7 +343,11 @@ def dp_gcd_selection_samples(n_samples, seed, bug=None, selection="laplace", rul
                               "selected", selection=selection, rule=rule,
                               gradient_noise="laplace")
     eps0 = info["epsilon0"]
-    return Samples(d, d2, eps0, 0.0,
+    # Laplace report-noisy-max: the claim from the budget (the largest epsilon0 any
+    # correct accounting allows, tests/oracles.py); the exponential mechanism's
+    # bounded-range composition has no oracle here: the fit's epsilon0
+    claim = oracles.rnm_laplace_epsilon0(*budget) if selection == "laplace" else eps0
+    return Samples(d, d2, claim, 0.0,
                    f"DP-GCD selection ({selection}, {rule}, epsilon0 = {eps0:.4g}, "
                    f"{'varied M_j, ' if varied else ''}"
                    f"n_iter = {budget[2]} per fit)", time.perf_counter() - t0)
