@@ -79,6 +79,31 @@ def test_row_scales_of_binary_data():
     assert m.sensitivity == pytest.approx(2.0)  # sqrt(2 k), k = 2 histograms
 
 
+def test_zeros_alone_are_no_scale(monkeypatch):
+    """Found by the audit of DP-SGD's default (docs/audit.rst): on 64 rows the counts of
+    the rows' scales can stay below the detection threshold while the zeros' bin (an
+    empty row, or noise) passes it.  A scale of 0 is no bound: the global smoothness
+    bound beta * 0 made ``DPLogisticRegression(solver="sgd")`` fail ("global_smoothness
+    == 0.0").  Bin 0 alone counts as nothing seen: the unit-scale priors, flagged."""
+    import sparsedp.solvers._scales as scales_module
+
+    def only_the_zeros(counts, sd, entries, relation, generator, ledger, what):
+        noisy = np.zeros(counts.shape)
+        noisy[..., 0] = 1e6  # the zeros' bin of every histogram passes, nothing else
+        return noisy
+    monkeypatch.setattr(scales_module, "_release", only_the_zeros)
+    X = _binary(64, 16, 0.2, 3)
+    y = np.arange(64.0)
+    scales = private_row_scales(X, y, 2.0, np.random.default_rng(0), PrivacyLedger(delta=1e-4))
+    assert scales.bound == 1.0 and scales.mean_sq_norm == 16.0  # p B^2
+    assert scales.target_rms == 1.0 and scales.target_bound == 1.0
+    assert set(scales.undetected) == {"bound on |X_ij|", "row norms", "scale of y"}
+    with pytest.warns(UserWarning, match="saw nothing above their noise"):
+        est = DPLogisticRegression(solver="sgd", fit_intercept=False, classes=[-1.0, 1.0],
+                                   random_state=0).fit(X, np.where(y % 2, 1.0, -1.0))
+    assert np.all(np.isfinite(est.coef_)) and est.privacy_.epsilon <= 1.0
+
+
 def test_target_scale_of_the_squared_loss():
     rng = np.random.default_rng(2)
     X = sp.csc_array(rng.standard_normal((5_000, 3)))

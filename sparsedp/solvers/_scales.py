@@ -155,11 +155,18 @@ def _read(noisy, threshold):
     return kept, noisy[kept]
 
 
+def _seen(kept):
+    """A scale was seen: some detected bin above bin 0 (the zeros).  Bin 0 alone (the
+    rows' values hidden below the threshold, a false detection of the zeros) says
+    nothing of the scale: a mean or a bound of 0 there would be no bound at all."""
+    return kept.size > 0 and kept.max() > 0
+
+
 def _mean_square(noisy, threshold, square_of_value):
     """The mean of the values (or of their squares) over the detected bins (None
-    with no detected bin)."""
+    when no bin above the zeros' was detected)."""
     kept, c = _read(noisy, threshold)
-    if kept.size == 0:
+    if not _seen(kept):
         return None
     v = bin_centre(kept)
     v = v * v if square_of_value else v
@@ -206,7 +213,7 @@ def private_row_scales(X, y, multiplier, generator, ledger, name="data scales",
 
     def bound(h):
         kept, _ = _read(h, threshold)
-        return float(bin_upper(kept.max())) if kept.size else None
+        return float(bin_upper(kept.max())) if _seen(kept) else None
 
     # nothing detected (too few rows for the budget): the unit-scale prior, flagged
     undetected = []
