@@ -57,8 +57,24 @@ class NeighbouringPair:
     description: str = ""
 
 
+class Verdict:
+    """What the reports share: their bound against their claim."""
+
+    @property
+    def violated(self):
+        """The lower bound exceeds the claim (a claim of None is never violated)."""
+        return self.claimed_epsilon is not None and self.epsilon_lower_bound > self.claimed_epsilon
+
+    def verdict(self):
+        """", claimed e: VIOLATED" or ", claimed e: consistent" ("" without a claim)."""
+        if self.claimed_epsilon is None:
+            return ""
+        return (f", claimed {self.claimed_epsilon:.4g}: "
+                + ("VIOLATED" if self.violated else "consistent"))
+
+
 @dataclasses.dataclass
-class AuditReport:
+class AuditReport(Verdict):
     """An audited lower bound on epsilon, beside the claimed epsilon.
 
     Attributes
@@ -107,17 +123,10 @@ class AuditReport:
     bounds: list = dataclasses.field(default_factory=list)
     seconds: float = 0.0
 
-    @property
-    def violated(self):
-        return self.claimed_epsilon is not None and self.epsilon_lower_bound > self.claimed_epsilon
-
     def __str__(self):
-        claim = ("" if self.claimed_epsilon is None
-                 else f", claimed {self.claimed_epsilon:.4g}: "
-                 + ("VIOLATED" if self.violated else "consistent"))
         lines = [f"audited epsilon >= {self.epsilon_lower_bound:.4g} at delta = {self.delta:g} "
                  f"({100 * self.confidence:g}% confidence, {self.n_trials} runs a dataset"
-                 f"{', ' + self.pair if self.pair else ''}){claim}",
+                 f"{', ' + self.pair if self.pair else ''}){self.verdict()}",
                  f"  event {self.event}, more likely under {self.favours}: "
                  f"{self.k1}/{self.n1} (P >= {self.p1_low:.4g}) against "
                  f"{self.k2}/{self.n2} (P <= {self.p2_high:.4g})"]

@@ -40,7 +40,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from .._validation import check_integer, check_option, check_real
-from ._audit import _run_trials, seed_sequence
+from ._audit import Verdict, _run_trials, seed_sequence
 from ._bounds import one_run_epsilon
 from ._pairs import SATURATE
 
@@ -51,7 +51,7 @@ KINDS = ("column", "dense")
 
 
 @dataclasses.dataclass
-class OneRunReport:
+class OneRunReport(Verdict):
     """The one-run lower bound on epsilon, beside the claim.
 
     Attributes
@@ -77,16 +77,9 @@ class OneRunReport:
     canaries: str = "column"
     seconds: float = 0.0
 
-    @property
-    def violated(self):
-        return self.claimed_epsilon is not None and self.epsilon_lower_bound > self.claimed_epsilon
-
     def __str__(self):
-        claim = ("" if self.claimed_epsilon is None
-                 else f", claimed {self.claimed_epsilon:.4g}: "
-                 + ("VIOLATED" if self.violated else "consistent"))
         return (f"one-run audit: epsilon >= {self.epsilon_lower_bound:.4g} at delta = "
-                f"{self.delta:g} ({100 * self.confidence:g}% confidence){claim}; "
+                f"{self.delta:g} ({100 * self.confidence:g}% confidence){self.verdict()}; "
                 f"{self.correct} of {self.guesses} guesses right, {self.n_canaries} "
                 f"{self.canaries} canaries")
 
