@@ -6,6 +6,7 @@
 e^epsilon Phi(-epsilon/mu - mu/2)`` (Balle and Wang 2018).  No accountant can
 give a smaller epsilon for these mechanisms.
 """
+import functools
 import math
 
 import numpy as np
@@ -184,6 +185,18 @@ def gaussian_delta(noise_multiplier, steps, epsilon):
     return math.exp(gdp_log_delta(epsilon, math.sqrt(steps) / z))
 
 
+@functools.lru_cache(maxsize=256)
+def _gdp_mu(epsilon, delta):
+    """The GDP parameter mu whose (epsilon, delta) curve passes through (epsilon, delta):
+    the root of ``gdp_log_delta(epsilon, mu) = log(delta)`` (cached: every fit of a
+    sweep or an audit calibrates the same few budgets)."""
+    log_target = math.log(delta)
+    s = math.sqrt(2.0 * math.log(1.0 / delta))
+    guess = 2.0 * epsilon / (s + math.sqrt(s * s + 2.0 * epsilon))  # eps ~ mu s + mu^2/2
+    mu, _ = bracket_root(lambda m: gdp_log_delta(epsilon, m) - log_target, guess)
+    return mu
+
+
 def calibrate_gaussian(epsilon, delta, steps):
     """Smallest noise multiplier for ``steps`` adaptive Gaussian releases.
 
@@ -215,9 +228,7 @@ def calibrate_gaussian(epsilon, delta, steps):
     if math.isinf(epsilon):
         return 0.0
     log_target = math.log(delta)
-    s = math.sqrt(2.0 * math.log(1.0 / delta))
-    guess = 2.0 * epsilon / (s + math.sqrt(s * s + 2.0 * epsilon))  # eps ~ mu s + mu^2/2
-    mu, _ = bracket_root(lambda m: gdp_log_delta(epsilon, m) - log_target, guess)
+    mu = _gdp_mu(epsilon, delta)
     z = math.sqrt(steps) / mu * (1.0 + 1e-12) if mu > 0 else math.inf
     if not math.isfinite(z):
         raise ValueError(f"epsilon = {epsilon!r} is too small: no finite noise multiplier "
