@@ -86,16 +86,19 @@ def test_noise_sd_matches_calibration_no_penalty():
     assert abs(coefs.mean()) < 4 * theory / math.sqrt(coefs.size)
 
 
-@pytest.mark.parametrize("lazy", [True, False])
-def test_coordinates_noises_are_independent(lazy):
+@pytest.mark.parametrize("penalty, lazy", [(None, True), (None, False), (L1(1e-6), False)],
+                         ids=["lazy", "eager-frame", "eager-l1"])
+def test_coordinates_noises_are_independent(penalty, lazy):
     """Each coordinate has its own noise (issue 35): on rows of zeros the p = 30
     coefficients of a fit are independent with a common variance s^2, so the
     difference of two neighbours has variance 2 s^2 (200 fits x 29 differences: the
     ratio's standard error is 2 %, tolerance 10 %) and the sum of all p has p s^2
     (200 fits: standard error 10 %, tolerance 50 %).  A draw shared by the
     coordinates leaves each coordinate's law intact and makes the first ratio 0 and
-    the second p."""
-    coefs, _ = noise_only(None, lazy)
+    the second p.  The three paths: the lazy walk, the eager walk in the integer frame
+    (no L1), the float iterate of ``sgd_eager`` (L1, whose prox acts coordinate by
+    coordinate and keeps the coordinates independent)."""
+    coefs, _ = noise_only(penalty, lazy)
     s2 = coefs.var(axis=0, ddof=1).mean()
     differences = np.diff(coefs, axis=1)
     assert differences.var(ddof=1) / (2 * s2) == pytest.approx(1.0, abs=0.10)
