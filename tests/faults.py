@@ -337,13 +337,17 @@ def _patches(bug):
 
 
 @contextlib.contextmanager
-def injected(bug):
-    """Run the body with ``bug`` planted in the solvers (not thread-safe)."""
+def injected(bug, modules=None):
+    """Run the body with ``bug`` planted in the solvers (not thread-safe); with
+    ``modules``, only in those (an audit of one release inside a fit, whose other
+    mechanisms' stand-ins would refuse the fit's configuration)."""
     import importlib
     if bug not in BUGS:
         raise ValueError(f"unknown planted bug {bug!r}; one of {BUGS}")
     with pytest.MonkeyPatch.context() as patch:
         for module_name, name, make in _patches(bug):
+            if modules is not None and module_name not in modules:
+                continue
             module = importlib.import_module(module_name)
             patch.setattr(module, name, make(getattr(module, name)))
         yield

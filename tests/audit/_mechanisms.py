@@ -74,10 +74,10 @@ class Samples:
     seconds: float = 0.0
 
 
-def variant(bug):
-    """The fits with ``bug`` injected (:func:`faults.injected`), or nothing for
-    ``bug=None`` (the real mechanism)."""
-    return injected(bug) if bug else contextlib.nullcontext()
+def variant(bug, modules=None):
+    """The fits with ``bug`` injected (:func:`faults.injected`, in ``modules`` only if
+    given), or nothing for ``bug=None`` (the real mechanism)."""
+    return injected(bug, modules) if bug else contextlib.nullcontext()
 
 
 # ---- integer noise tables -----------------------------------------------------------
@@ -447,7 +447,9 @@ def smoothness_samples(n_samples, seed, bug=None, features=1):
 @functools.lru_cache(maxsize=None)
 def smoothness_dp_cd_samples(n_samples, seed, bug=None):
     """The same release through ``dp_cd(..., smoothness=0.5, feature_bounds=bound)``:
-    ``res.info["smoothness"]`` (epsilon = 2, so epsilon' = 1)."""
+    ``res.info["smoothness"]`` (epsilon = 2, so epsilon' = 1).  The bug is planted in
+    the smoothness estimate only: the audited value does not depend on the steps, and
+    the steps' raw floating-point stand-in refuses this fit's configuration."""
     import time
     t0 = time.perf_counter()
     out = []
@@ -455,7 +457,8 @@ def smoothness_dp_cd_samples(n_samples, seed, bug=None):
         rng = _fit_stream(seed, stream)
         vals = np.empty(n_samples)
         y = np.zeros(X.shape[0])
-        with variant(bug), cached_noise_tables(), warnings.catch_warnings():
+        with variant(bug, ("sparsedp.solvers._smoothness",)), cached_noise_tables(), \
+                warnings.catch_warnings():
             warnings.simplefilter("ignore")
             for i in range(n_samples):
                 res = dp_cd(X, y, Squared(), epsilon=2.0 * SM_EPS, delta=DELTA, passes=1,
