@@ -43,7 +43,9 @@ def test_loss_interpolates_in_log_log_at_the_default_step_and_clip(script, tmp_p
     expected = math.exp(math.log(0.5) + fraction * (math.log(2.0) - math.log(0.5))) / 0.5
     losses = script.rule_losses(table, script.RULES[script.DEFAULT])
     assert losses[("f", 1500, 50)] == pytest.approx(expected, rel=1e-12)
-    assert script.rule_losses(table, script.RULES["3 (fixed)"])[("f", 1500, 50)] == 1.0
+    # exp(log(0.5)) / 0.5: 1 up to numpy's log (SIMD paths round differently)
+    assert script.rule_losses(table, script.RULES["3 (fixed)"])[("f", 1500, 50)] == \
+        pytest.approx(1.0, rel=1e-12)
 
 
 def test_the_docs_figures_of_the_default_rule(script, capsys):
