@@ -331,7 +331,15 @@ SECTIONS = {"noise": section_noise, "cd": section_cd, "dp_cd": section_dp_cd,
 
 
 def main(argv):
-    names = argv or list(SECTIONS)
+    import argparse
+    parser = argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="sections: " + ", ".join(SECTIONS) + " (default: all, in this order)")
+    parser.add_argument("sections", nargs="*", metavar="SECTION", help="the sections to run")
+    names = parser.parse_args(argv).sections or list(SECTIONS)
+    unknown = [name for name in names if name not in SECTIONS]
+    if unknown:
+        parser.error(f"unknown section {unknown[0]!r}; one of {', '.join(SECTIONS)}")
     for name in names:
         SECTIONS[name]()
 

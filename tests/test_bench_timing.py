@@ -38,3 +38,18 @@ def test_a_noisy_epoch_says_so(EpochTime, rounds):
     assert "rerun on a quiet machine" in text
     assert t.ratio(EpochTime([0.01] * 3)) == "n/a (too noisy)"
     assert EpochTime([0.01] * 3).ratio(t) == "n/a (too noisy)"
+
+
+def test_peers_names_an_unknown_section():
+    """``peers.py`` with a section it does not have: a usage error naming the
+    sections, not a ``KeyError`` traceback."""
+    import subprocess
+    import sys
+    script = COMMON.parents[1] / "peers.py"
+    if not script.exists():
+        pytest.skip("the asv suite is not beside the tests")
+    proc = subprocess.run([sys.executable, str(script), "bogus"], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 2
+    assert "unknown section 'bogus'; one of noise, cd, dp_cd" in proc.stderr
+    assert "Traceback" not in proc.stderr
