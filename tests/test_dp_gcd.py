@@ -551,11 +551,66 @@ def test_bad_data_raise_clear_errors():
                clip=1.0, smoothness=np.zeros(10))
 
 
+def _read_only_csc(X, own=True):
+    """X with read-only arrays: owned copies (``own``), or read-only views of
+    writeable arrays (which the views' owner can still change)."""
+    arrays = [np.array(a) for a in (X.data, X.indices, X.indptr)]
+    if not own:
+        arrays = [a.view() for a in arrays]
+    for a in arrays:
+        a.setflags(write=False)
+    return sp.csc_array(tuple(arrays), shape=X.shape, copy=False), arrays
+
+
+def test_kernel_records_of_an_immutable_matrix_are_built_once():
+    from sparsedp._kernels import _dp_gcd_fast
+    from sparsedp._kernels._dp_gcd_fast import entries
+    X, _ = make_sparse_problem(30, 25, density=0.15, seed=4)
+    X = sp.csc_array(X)
+    frozen = _read_only_csc(X)[0]
+    first = entries(frozen)
+    # the same arrays again (read-only), also through another object on the same arrays
+    again = entries(sp.csc_array((frozen.data, frozen.indices, frozen.indptr), shape=X.shape))
+    assert all(a is b for a, b in zip(first, again))
+    assert not any(a.flags.writeable for a in first)
+    # ... but not for another intercept, nor for a writeable X
+    assert entries(frozen, 2.0)[0] is not first[0]
+    assert entries(X)[0] is not entries(X)[0]
+    # views of writeable arrays: their owner can change them, nothing is kept
+    views, owners = _read_only_csc(X, own=False)
+    before = entries(views)[2]["value"].copy()
+    owners[0].base[:] *= 2.0
+    np.testing.assert_array_equal(entries(views)[2]["value"], 2.0 * before)
+    # a dead matrix's records are dropped
+    n_kept = len(_dp_gcd_fast._RECORDS)
+    del frozen, again, first
+    import gc
+    gc.collect()
+    entries(_read_only_csc(X)[0])  # kept while building, dead once returned
+    assert len(_dp_gcd_fast._RECORDS) <= n_kept - 1
+
+
+def test_fit_on_kept_records_is_the_fit_on_fresh_ones():
+    """DP-GCD on a read-only X (records built once, reused) gives the fits it gives
+    on a writeable copy (records built afresh), same seeds."""
+    from sparsedp.datafits import Logistic
+    from sparsedp.penalties import L1
+    X, y = make_sparse_problem(60, 40, density=0.2, seed=7)
+    X = sp.csc_array(X)
+    y = np.where(y > np.median(y), 1.0, -1.0)
+    frozen, _ = _read_only_csc(X)
+    for seed in range(3):
+        fits = [dp_gcd(A, y, Logistic(), L1(1e-3), epsilon=1.0, delta=1e-5, n_iter=15,
+                       clip=1.0, smoothness=np.full(40, 0.25), random_state=seed).coef
+                for A in (X, frozen, frozen)]
+        np.testing.assert_array_equal(fits[0], fits[1])
+        np.testing.assert_array_equal(fits[0], fits[2])
+
+
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 def test_kernel_records_are_the_csr_transpose(index_dtype):
     """GreedyKernel's row records (a counting sort in Cython) equal X.tocsr() with
-    sorted indices, each with its column's clipping threshold; empty rows and
-    columns included."""
+    sorted indices; empty rows and columns included."""
     from sparsedp._kernels._dp_gcd_fast import entries
     X, _ = make_sparse_problem(30, 25, density=0.15, seed=4, index_dtype=index_dtype)
     X = X.tolil()
@@ -563,14 +618,12 @@ def test_kernel_records_are_the_csr_transpose(index_dtype):
     X[:, 7] = 0
     X = sp.csc_array(X)
     X.indices, X.indptr = X.indices.astype(index_dtype), X.indptr.astype(index_dtype)
-    C = np.arange(1.0, 26.0)
-    cols, col_ptr, rows, row_ptr = entries(X, C)
+    cols, col_ptr, rows, row_ptr = entries(X)
     Xr = X.tocsr()
     Xr.sort_indices()
     np.testing.assert_array_equal(row_ptr, Xr.indptr)
     np.testing.assert_array_equal(rows["col"], Xr.indices)
     np.testing.assert_array_equal(rows["value"], Xr.data)
-    np.testing.assert_array_equal(rows["clip"], C[Xr.indices])
     np.testing.assert_array_equal(col_ptr, X.indptr)
     np.testing.assert_array_equal(cols["row"], X.indices)
     np.testing.assert_array_equal(cols["value"], X.data)

@@ -15,6 +15,8 @@ from libc.math cimport sqrt, fabs
 from libc.stdint cimport int32_t, int64_t
 from numpy.random cimport bitgen_t
 
+import weakref
+
 import numpy as np
 
 from ._core cimport (
@@ -43,13 +45,11 @@ DRIFT_FRACTION = 2.0 ** -13
 
 cdef packed struct RowEntry:
     double value    # X_ik
-    double clip     # C_k, the clipping threshold of its column
     int64_t col     # k
 
 
 cdef void transpose_csc(const double[::1] data, const index_t[::1] indices,
-                        const index_t[::1] indptr, const double[::1] C,
-                        double intercept, bint with_intercept,
+                        const index_t[::1] indptr, double intercept, bint with_intercept,
                         ColEntry[::1] cols, int64_t[::1] col_ptr,
                         RowEntry[::1] rows, int64_t[::1] row_ptr) noexcept nogil:
     """Column and row records of a CSC matrix (rows by a counting sort), and with
@@ -76,49 +76,104 @@ cdef void transpose_csc(const double[::1] data, const index_t[::1] indices,
     for j in range(p):
         for q in range(indptr[j], indptr[j + 1]):
             r = row_ptr[indices[q]]  # row_ptr[i] runs ahead as row i fills
-            rows[r].value, rows[r].clip, rows[r].col = data[q], C[j], j
+            rows[r].value, rows[r].col = data[q], j
             row_ptr[indices[q]] = r + 1
     if with_intercept:  # the last record of every row
         for i in range(n):
             r = row_ptr[i]
-            rows[r].value, rows[r].clip, rows[r].col = intercept, C[p], p
+            rows[r].value, rows[r].col = intercept, p
             row_ptr[i] = r + 1
     for i in range(n, 0, -1):  # back to the starts
         row_ptr[i] = row_ptr[i - 1]
     row_ptr[0] = 0
 
 
-def entries(X, clip_thresholds, intercept_scaling=None):
+def entries(X, intercept_scaling=None):
     """``(columns, col_ptr, rows, row_ptr)``: the record arrays of GreedyKernel
-    (CSC column records and, transposed, row records with their column's
-    clipping threshold) for a CSC matrix ``X`` with int32 or int64 indices.
+    (CSC column records and, transposed, the row records) for a CSC matrix ``X``
+    with int32 or int64 indices, read-only.
 
     ``intercept_scaling`` (None: none): the records of ``[X, intercept_scaling *
-    1]``, the public intercept column last, packed here (no copy of X);
-    ``clip_thresholds`` then has ``n_features + 1`` entries.
+    1]``, the public intercept column last, packed here (no copy of X).
+
+    The records of an immutable ``X`` (every array of its data, indices and
+    indptr, and every array they view, read-only, as a read-only memory map or
+    :class:`sparsedp.experiments.Problem`'s copy) are kept while ``X``'s
+    arrays live (:data:`RECORDS_KEPT` at most): the fits of a sweep build them
+    once per process.
     """
+    key = _immutable_key(X, intercept_scaling)
+    if key is not None:
+        hit = _RECORDS.pop(key[0], None)
+        if hit is not None and all(ref() is root for ref, root in zip(hit[0], key[1])):
+            _RECORDS[key[0]] = hit  # the most recent last
+            return hit[1]
+    records = _entries(X, intercept_scaling)
+    if key is not None:
+        for a in records:
+            a.setflags(write=False)
+        _RECORDS[key[0]] = ([weakref.ref(root) for root in key[1]], records)
+        for stale in [k for k, v in _RECORDS.items() if any(ref() is None for ref in v[0])]:
+            del _RECORDS[stale]
+        while len(_RECORDS) > RECORDS_KEPT:
+            del _RECORDS[next(iter(_RECORDS))]
+    return records
+
+
+#: immutable matrices whose records are kept (the most recent)
+RECORDS_KEPT = 4
+_RECORDS = {}
+
+
+def _immutable_key(X, intercept_scaling):
+    """``(key, roots)`` for an immutable X (see :func:`entries`), else None.
+
+    ``roots``: the objects owning the memory of X's three arrays (weakly
+    referenced by the cache: a key whose owners died is stale); ``key``: their
+    identities, the arrays' addresses, lengths and dtypes, X's shape, the
+    intercept."""
+    parts, roots = [X.shape, intercept_scaling], []
+    for a in (X.data, X.indices, X.indptr):
+        root = a
+        while True:
+            if isinstance(root, np.ndarray):
+                if root.flags.writeable or (isinstance(root, np.memmap)
+                                            and getattr(root, "mode", "r") != "r"):
+                    return None
+                if root.base is None:
+                    break
+                root = root.base
+            else:  # a read-only memory map's mmap, bytes
+                break
+        try:
+            weakref.ref(root)
+        except TypeError:
+            return None
+        roots.append(root)
+        parts += [id(root), a.__array_interface__["data"][0], a.shape[0], a.dtype.str]
+    return tuple(parts), roots
+
+
+def _entries(X, intercept_scaling):
     n, p = X.shape
     with_intercept = intercept_scaling is not None
     m = p + with_intercept
     nnz = X.nnz + n * with_intercept
     cols = np.empty(nnz, dtype=[("value", "f8"), ("row", "i8")])
-    rows = np.empty(nnz, dtype=[("value", "f8"), ("clip", "f8"), ("col", "i8")])
+    rows = np.empty(nnz, dtype=[("value", "f8"), ("col", "i8")])
     col_ptr = np.empty(m + 1, dtype=np.int64)
     row_ptr = np.zeros(n + 1, dtype=np.int64)
     data = np.ascontiguousarray(X.data, dtype=np.float64)
     indices, indptr = np.ascontiguousarray(X.indices), np.ascontiguousarray(X.indptr)
     if indices.dtype != indptr.dtype:
         indices, indptr = indices.astype(np.int64), indptr.astype(np.int64)
-    C = np.ascontiguousarray(clip_thresholds, dtype=np.float64)
-    if C.shape != (m,):
-        raise ValueError(f"clip_thresholds must have shape ({m},), got {C.shape}")
     s = float(intercept_scaling) if with_intercept else 0.0
     if indices.dtype == np.int32:
-        transpose_csc[int32_t](data, indices, indptr, C, s, with_intercept, cols, col_ptr,
+        transpose_csc[int32_t](data, indices, indptr, s, with_intercept, cols, col_ptr,
                                rows, row_ptr)
     else:
         transpose_csc[int64_t](data, indices.astype(np.int64, copy=False),
-                               indptr.astype(np.int64, copy=False), C, s, with_intercept,
+                               indptr.astype(np.int64, copy=False), s, with_intercept,
                                cols, col_ptr, rows, row_ptr)
     return cols, col_ptr, rows, row_ptr
 
@@ -214,7 +269,9 @@ cdef class GreedyKernel:
         self.l1, self.l2 = l1, l2
         M = np.ascontiguousarray(smoothness, dtype=np.float64)
         C = np.ascontiguousarray(clip_thresholds, dtype=np.float64)
-        self.columns, self.col_ptr, self.rows, self.row_ptr = entries(X, C, intercept_scaling)
+        if C.shape != (self.p,):
+            raise ValueError(f"clip_thresholds must have shape ({self.p},), got {C.shape}")
+        self.columns, self.col_ptr, self.rows, self.row_ptr = entries(X, intercept_scaling)
         cdef int64_t nnz = self.col_ptr[self.p]
         self.column_base = &self.columns[0] if nnz else NULL
         self.y = np.ascontiguousarray(y, dtype=np.float64)
@@ -253,7 +310,11 @@ cdef class GreedyKernel:
         limit = min(limit, DRIFT_FRACTION / ((self.n + 2) * 2.0 ** -53))
         self.work_limit = <int64_t> limit if limit < 2.0 ** 62 else 2 ** 62
         self.recompute()
-        scores = np.array([self.score(k) for k in range(self.p)])
+        scores = np.empty(self.p)
+        cdef double[::1] score_view = scores
+        cdef Py_ssize_t k
+        for k in range(self.p):
+            score_view[k] = self.score(k)
         self.noisy_max = NoisyMax(scores, selection_scale, selection, generator)
 
     cdef void recompute(self) noexcept nogil:
@@ -313,6 +374,7 @@ cdef class GreedyKernel:
         cdef Py_ssize_t q, e
         cdef int64_t i
         cdef double d_old, d_new, v, c
+        cdef int64_t k
         self.w[j] += delta
         self.touch(j)
         for q in range(self.col_ptr[j], self.col_ptr[j + 1]):
@@ -324,9 +386,10 @@ cdef class GreedyKernel:
                 continue
             self.deriv[i] = d_new
             for e in range(self.row_ptr[i], self.row_ptr[i + 1]):
-                v, c = self.rows[e].value, self.rows[e].clip
-                self.G[self.rows[e].col] += clip(v * d_new, c) - clip(v * d_old, c)
-                self.touch(self.rows[e].col)
+                v, k = self.rows[e].value, self.rows[e].col
+                c = self.C[k]
+                self.G[k] += clip(v * d_new, c) - clip(v * d_old, c)
+                self.touch(k)
             self.work += self.row_ptr[i + 1] - self.row_ptr[i]
 
     cdef double release(self, Py_ssize_t j) noexcept nogil:

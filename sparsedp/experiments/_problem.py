@@ -4,7 +4,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from .._validation import check_X_y, check_real
+from .._validation import check_X_y, check_real, mark_checked
 from ..penalties import as_penalty
 from ..solvers import exact, get_spec
 from ..solvers._smoothness import gradient_scale
@@ -27,7 +27,8 @@ class Problem:
     name : str
         The problem's name in results tables (unique within a grid run).
     X : sparse matrix/array or ndarray of shape (n_samples, n_features)
-        Converted once to canonical CSC (float64).
+        Converted once to canonical CSC (float64), and kept as the problem's own
+        read-only copy.
     y : array-like of shape (n_samples,)
     datafit : Squared, Logistic, Hinge or SquaredHinge
     penalty : L1, L2, ElasticNet or None, default=None
@@ -75,7 +76,14 @@ class Problem:
         if not isinstance(name, str) or not name.strip():
             raise TypeError(f"name must be a non-empty str, got {name!r}")
         self.name = name
-        self.X, self.y = check_X_y(X, y, datafit)
+        X, self.y = check_X_y(X, y, datafit)
+        # the problem's own copy, read-only: what a solver derives from X alone
+        # (DP-GCD's records) is then built once per process for all the fits
+        arrays = [np.array(a) for a in (X.data, X.indices, X.indptr)]
+        for a in arrays:
+            a.setflags(write=False)
+        self.X = mark_checked(sp.csc_array(tuple(arrays), shape=X.shape, copy=False))
+        self.X.has_canonical_format = True
         self.datafit = datafit
         self.penalty = as_penalty(penalty)
         p = self.X.shape[1]
