@@ -482,10 +482,13 @@ def test_tasks_go_to_workers_in_chunks_of_one_problem_each_task_once():
     a, b = object(), object()
     calls = [(a, "t", k) for k in range(50)] + [(b, "u", k) for k in range(7)]
     chunks = _runner._chunks(calls, workers=2)
-    # ceil(57 / 8) = 8 tasks a chunk at most: about 4 chunks per worker
-    assert all(1 <= len(tails) <= 8 for _, tails in chunks)
-    assert sorted((p is a, tail) for p, tails in chunks for tail in tails) == sorted(
-        (args[0] is a, args[1:]) for args in calls)
-    assert len(chunks) == 7 + 1  # a's 50 in 7 chunks, b's 7 in one
+    # each problem's tasks once, in order, in chunks of one problem
+    assert [(p is a, tail) for p, tails in chunks for tail in tails] == [
+        (args[0] is a, args[1:]) for args in calls]
+    # guided: a chunk is an eighth of the tasks not yet chunked (57 // 8 = 7 first),
+    # never growing, down to single tasks at the end
+    sizes = [len(tails) for _, tails in chunks]
+    assert sizes[0] == 7 and sizes[-10:] == [1] * 10
+    assert sizes == sorted(sizes, reverse=True)
     big = _runner._chunks([(a, k) for k in range(10_000)], workers=1)
     assert max(len(t) for _, t in big) == _runner.CHUNK_MAX

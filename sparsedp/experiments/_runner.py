@@ -1,5 +1,10 @@
 """run_grid: every (problem, solver, grid point, run) as one task, in parallel, resumable."""
+import collections
 import math
+import os
+import shutil
+import tempfile
+import uuid
 import warnings
 from pathlib import Path
 
@@ -52,7 +57,15 @@ def _joblib(n_jobs):
 
 def _executor(n_jobs):
     """``(tasks -> iterator of lists of task results)``: joblib's Parallel over chunks of
-    tasks, or a plain loop (one task a chunk) with ``n_jobs=1`` or without joblib."""
+    tasks, or a plain loop (one task a chunk) with ``n_jobs=1`` or without joblib.
+
+    With local worker processes (joblib's loky or multiprocessing backend) each
+    problem is written once to a memory-mapped file (:class:`_SharedProblem`) and a
+    chunk carries only its handle: a worker loads the problem once for the whole
+    sweep, instead of joblib hashing and pickling its arrays for every chunk.
+    Other backends (dask, which scatters large arguments once itself; threads,
+    which share memory) get the problem itself.
+    """
     joblib = _joblib(n_jobs)
     if joblib is None:
         return lambda calls: ([run_task(*args)] for args in calls)
@@ -61,29 +74,103 @@ def _executor(n_jobs):
     def run(calls):
         workers = max(1, joblib.effective_n_jobs(n_jobs))
         chunks = _chunks(calls, workers)
-        return parallel(joblib.delayed(_run_chunk)(problem, tails) for problem, tails in chunks)
+        if not _local_processes(joblib):
+            yield from parallel(joblib.delayed(_run_chunk)(problem, tails)
+                                for problem, tails in chunks)
+            return
+        folder = tempfile.mkdtemp(prefix="sparsedp-sweep-", dir=_shared_folder())
+        try:
+            shared = {}
+            for problem, _ in chunks:
+                if id(problem) not in shared:
+                    shared[id(problem)] = _SharedProblem(problem, folder)
+            yield from parallel(joblib.delayed(_run_chunk)(shared[id(problem)], tails)
+                                for problem, tails in chunks)
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
     return run
 
 
-#: a worker receives its tasks in chunks of at most this many (of one problem): the
-#: problem is pickled once a chunk, and a chunk is about a quarter of a worker's share
+def _local_processes(joblib):
+    """Whether joblib's active backend runs worker processes on this machine."""
+    backend, _ = joblib.parallel.get_active_backend()
+    return type(backend).__name__ in ("LokyBackend", "MultiprocessingBackend")
+
+
+def _shared_folder():
+    """Where the sweep's problems are written: joblib's temporary folder (the
+    ``JOBLIB_TEMP_FOLDER`` variable, else ``/dev/shm`` where it is writable, else
+    the system's)."""
+    folder = os.environ.get("JOBLIB_TEMP_FOLDER")
+    if folder:
+        return folder
+    shm = "/dev/shm"
+    if os.path.isdir(shm) and os.access(shm, os.W_OK):
+        return shm
+    return None
+
+
+#: problems a worker keeps loaded (the most recent sweeps' ones)
+WORKER_PROBLEMS = 4
+_LOADED = collections.OrderedDict()
+
+
+class _SharedProblem:
+    """A problem written once (``joblib.dump``) for the workers of one sweep.
+
+    A chunk of tasks carries this handle (a path and a token); a worker loads the
+    problem the first time (its arrays memory-mapped read-only, so the workers
+    share one copy in memory) and keeps it for the sweep's later chunks
+    (:data:`WORKER_PROBLEMS` at most, the most recent).
+    """
+
+    def __init__(self, problem, folder):
+        import joblib
+        self.token = uuid.uuid4().hex
+        self.path = os.path.join(folder, self.token + ".joblib")
+        joblib.dump(problem, self.path)
+
+    def load(self):
+        problem = _LOADED.get(self.token)
+        if problem is None:
+            import joblib
+            problem = joblib.load(self.path, mmap_mode="r")
+            _LOADED[self.token] = problem
+            while len(_LOADED) > WORKER_PROBLEMS:
+                _LOADED.popitem(last=False)
+        _LOADED.move_to_end(self.token)
+        return problem
+
+
+#: a worker receives its tasks in chunks of at most this many (of one problem)
 CHUNK_MAX = 16
 
 
 def _chunks(calls, workers):
-    """``[(problem, [task arguments after the problem])]``: each problem's tasks in
-    chunks of ``ceil(n / (4 workers))`` at most (and at most :data:`CHUNK_MAX`)."""
+    """``[(problem, [task arguments after the problem])]``, each problem's tasks in
+    order, in chunks that shrink as the sweep nears its end (guided scheduling): a
+    chunk is a ``4 workers``-th of the tasks not yet chunked (at most
+    :data:`CHUNK_MAX`, at least 1), so that the last chunks are single tasks and
+    no worker waits long for another at the end."""
     by_problem = {}
     for args in calls:
         by_problem.setdefault(id(args[0]), (args[0], []))[1].append(args[1:])
-    total = sum(len(tails) for _, tails in by_problem.values())
-    size = max(1, min(CHUNK_MAX, -(-total // (4 * workers))))
-    return [(problem, tails[k:k + size]) for problem, tails in by_problem.values()
-            for k in range(0, len(tails), size)]
+    remaining = sum(len(tails) for _, tails in by_problem.values())
+    chunks = []
+    for problem, tails in by_problem.values():
+        k = 0
+        while k < len(tails):
+            size = max(1, min(CHUNK_MAX, remaining // (4 * workers), len(tails) - k))
+            chunks.append((problem, tails[k:k + size]))
+            k += size
+            remaining -= size
+    return chunks
 
 
 def _run_chunk(problem, tails):
     """Run a chunk of one problem's tasks in a worker: a list of their rows."""
+    if isinstance(problem, _SharedProblem):
+        problem = problem.load()
     return [run_task(problem, *tail) for tail in tails]
 
 
