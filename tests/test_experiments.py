@@ -2,8 +2,10 @@
 
 Small problems (60 x 40) and tiny grids: the whole file runs in seconds.
 """
+import collections
 import json
 import math
+import pickle
 import warnings
 
 import numpy as np
@@ -74,6 +76,31 @@ def test_rows_do_not_depend_on_n_jobs():
     # different runs of a point are different fits
     cd = [r for r in serial if r["solver"] == "dp_cd" and r["problem"] == "lasso"]
     assert cd[0]["params"] == cd[1]["params"] and cd[0]["objective"] != cd[1]["objective"]
+
+
+def test_a_problem_goes_to_local_workers_once_as_a_file(tmp_path, monkeypatch):
+    joblib = pytest.importorskip("joblib")
+    problem = lasso()
+    problem.optimum
+    shared = _runner._SharedProblem(problem, str(tmp_path))
+    # a chunk carries the handle: small, whatever the problem weighs
+    assert len(pickle.dumps(shared)) < 500 < len(pickle.dumps(problem))
+    monkeypatch.setattr(_runner, "_LOADED", collections.OrderedDict())
+    loaded = shared.load()
+    assert shared.load() is loaded  # once per worker process
+    assert loaded.f_star == problem.f_star and not loaded.X.data.flags.writeable
+    np.testing.assert_array_equal(loaded.X.toarray(), problem.X.toarray())
+    for _ in range(_runner.WORKER_PROBLEMS):  # only the most recent ones are kept
+        _runner._SharedProblem(problem, str(tmp_path)).load()
+    assert shared.token not in _runner._LOADED
+    # a sweep with local processes writes its problems in a folder it removes
+    monkeypatch.setenv("JOBLIB_TEMP_FOLDER", str(tmp_path / "sweeps"))
+    (tmp_path / "sweeps").mkdir()
+    assert _runner._local_processes(joblib)
+    run(problem, n_jobs=2)
+    assert list((tmp_path / "sweeps").iterdir()) == []
+    with joblib.parallel_config(backend="threading"):
+        assert not _runner._local_processes(joblib)
 
 
 def test_dask_backend_on_a_local_cluster_gives_the_same_rows():
