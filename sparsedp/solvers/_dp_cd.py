@@ -81,7 +81,8 @@ class DPCD(PrivateSolver):
         for t in range(T):
             blocks.set_theta(w)
             blocks.reset_average()
-            margin = problem.margin(w)
+            # X @ 0 is +0.0 in every row, as scipy computes it: no product needed
+            margin = problem.margin(w) if w.any() else np.zeros(problem.n)
             deriv = datafit.derivative(margin, y)
             k = 0
             while k < K:
