@@ -90,3 +90,30 @@ class DPGCDSolver:
         if calibration == "cold":
             clear_caches()
         self.fit(n_iter)
+
+
+class DPGCDRecords:
+    """A short DP-GCD fit (10 iterations, as in a sweep) on the dorothea-shaped
+    problem: ``fresh``, X writeable (the row and column records built by every fit);
+    ``kept``, X read-only as a :class:`sparsedp.experiments.Problem` holds it (the
+    records built once per process and kept)."""
+
+    params = ["fresh", "kept"]
+    param_names = ["records"]
+    timeout = 120
+
+    def setup(self, records):
+        import scipy.sparse as sp
+        X, y = dorothea_like(logistic=True)
+        if records == "kept":
+            arrays = [np.array(a) for a in (X.data, X.indices, X.indptr)]
+            for a in arrays:
+                a.setflags(write=False)
+            X = sp.csc_array(tuple(arrays), shape=X.shape, copy=False)
+        self.X, self.y = X, y
+        self.M = np.full(X.shape[1], 0.25)
+        self.time_fit(records)  # calibration memoised, records kept (when they are)
+
+    def time_fit(self, records):
+        dp_gcd(self.X, self.y, Logistic(), L1(0.00996), epsilon=1.0, delta=1e-6,
+               n_iter=10, clip=1.0, smoothness=self.M, random_state=0)
