@@ -83,6 +83,13 @@ def test_a_problem_goes_to_local_workers_once_as_a_file(tmp_path, monkeypatch):
     problem = lasso()
     problem.optimum
     shared = _runner._SharedProblem(problem, str(tmp_path))
+    # a problem's X is its own and read-only, unpickled too (dask scatters it by
+    # pickle): DP-GCD keeps the records it derives from X for the next fits
+    from sparsedp._kernels._dp_gcd_fast import entries
+    for copy in (problem, pickle.loads(pickle.dumps(problem, protocol=5)),
+                 pickle.loads(pickle.dumps(problem, protocol=4))):
+        assert not copy.X.data.flags.writeable
+        assert entries(copy.X)[2] is entries(copy.X)[2]
     # a chunk carries the handle: small, whatever the problem weighs
     assert len(pickle.dumps(shared)) < 500 < len(pickle.dumps(problem))
     monkeypatch.setattr(_runner, "_LOADED", collections.OrderedDict())
@@ -519,3 +526,6 @@ def test_tasks_go_to_workers_in_chunks_of_one_problem_each_task_once():
     assert sizes == sorted(sizes, reverse=True)
     big = _runner._chunks([(a, k) for k in range(10_000)], workers=1)
     assert max(len(t) for _, t in big) == _runner.CHUNK_MAX
+    # not guided (dask: a round trip a chunk): ceil(57 / 8) = 8 a chunk, a's 50 in 7
+    fixed = _runner._chunks(calls, workers=2, guided=False)
+    assert [len(t) for _, t in fixed] == [8] * 6 + [2] + [7]

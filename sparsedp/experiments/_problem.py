@@ -179,6 +179,20 @@ class Problem:
             return {"smoothness": self.smoothness}
         return {}
 
+    def __setstate__(self, state):
+        # unpickled (a dask worker, a process of one's own), X's arrays come back
+        # writeable, or over the pickle's buffers: the problem's own and read-only
+        # again (a read-only memory map, joblib's, stays one)
+        self.__dict__.update(state)
+        X = self.X
+        for name in ("data", "indices", "indptr"):
+            a = getattr(X, name)
+            if not isinstance(a, np.memmap) or a.flags.writeable:
+                if a.base is not None:
+                    a = np.array(a)
+                a.setflags(write=False)
+                setattr(X, name, a)
+
     def __sizeof__(self):
         # what the data weighs: read by dask's sizeof, so that joblib's dask
         # backend scatters a problem to the workers once instead of with every task

@@ -73,8 +73,9 @@ def _executor(n_jobs):
 
     def run(calls):
         workers = max(1, joblib.effective_n_jobs(n_jobs))
-        chunks = _chunks(calls, workers)
-        if not _local_processes(joblib):
+        local = _local_processes(joblib)
+        chunks = _chunks(calls, workers, guided=local)
+        if not local:
             yield from parallel(joblib.delayed(_run_chunk)(problem, tails)
                                 for problem, tails in chunks)
             return
@@ -146,21 +147,26 @@ class _SharedProblem:
 CHUNK_MAX = 16
 
 
-def _chunks(calls, workers):
+def _chunks(calls, workers, guided=True):
     """``[(problem, [task arguments after the problem])]``, each problem's tasks in
-    order, in chunks that shrink as the sweep nears its end (guided scheduling): a
-    chunk is a ``4 workers``-th of the tasks not yet chunked (at most
-    :data:`CHUNK_MAX`, at least 1), so that the last chunks are single tasks and
-    no worker waits long for another at the end."""
+    order, in chunks of at most :data:`CHUNK_MAX`.
+
+    ``guided``: chunks shrink as the sweep nears its end (guided scheduling), a
+    chunk is a ``4 workers``-th of the tasks not yet chunked (at least 1), so that
+    the last chunks are single tasks and no worker waits long for another at the
+    end.  Otherwise (a backend whose every chunk costs a scheduler's round trip,
+    dask) all chunks have a ``4 workers``-th of all the tasks."""
     by_problem = {}
     for args in calls:
         by_problem.setdefault(id(args[0]), (args[0], []))[1].append(args[1:])
     remaining = sum(len(tails) for _, tails in by_problem.values())
+    fixed = -(-remaining // (4 * workers))
     chunks = []
     for problem, tails in by_problem.values():
         k = 0
         while k < len(tails):
-            size = max(1, min(CHUNK_MAX, remaining // (4 * workers), len(tails) - k))
+            size = max(1, min(CHUNK_MAX, remaining // (4 * workers) if guided else fixed,
+                              len(tails) - k))
             chunks.append((problem, tails[k:k + size]))
             k += size
             remaining -= size
