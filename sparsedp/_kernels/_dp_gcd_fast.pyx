@@ -137,8 +137,7 @@ def _immutable_key(X, intercept_scaling):
         root = a
         while True:
             if isinstance(root, np.ndarray):
-                if root.flags.writeable or (isinstance(root, np.memmap)
-                                            and getattr(root, "mode", "r") != "r"):
+                if root.flags.writeable:
                     return None
                 if root.base is None:
                     break

@@ -79,11 +79,7 @@ class Problem:
         X, self.y = check_X_y(X, y, datafit)
         # the problem's own copy, read-only: what a solver derives from X alone
         # (DP-GCD's records) is then built once per process for all the fits
-        arrays = [np.array(a) for a in (X.data, X.indices, X.indptr)]
-        for a in arrays:
-            a.setflags(write=False)
-        self.X = mark_checked(sp.csc_array(tuple(arrays), shape=X.shape, copy=False))
-        self.X.has_canonical_format = True
+        self.X = _own_read_only(X, copy=True)
         self.datafit = datafit
         self.penalty = as_penalty(penalty)
         p = self.X.shape[1]
@@ -181,17 +177,9 @@ class Problem:
 
     def __setstate__(self, state):
         # unpickled (a dask worker, a process of one's own), X's arrays come back
-        # writeable, or over the pickle's buffers: the problem's own and read-only
-        # again (a read-only memory map, joblib's, stays one)
+        # writeable, or over the pickle's buffers: the problem's own and read-only again
         self.__dict__.update(state)
-        X = self.X
-        for name in ("data", "indices", "indptr"):
-            a = getattr(X, name)
-            if not isinstance(a, np.memmap) or a.flags.writeable:
-                if a.base is not None:
-                    a = np.array(a)
-                a.setflags(write=False)
-                setattr(X, name, a)
+        self.X = _own_read_only(self.X, copy=False)
 
     def __sizeof__(self):
         # what the data weighs: read by dask's sizeof, so that joblib's dask
@@ -204,3 +192,19 @@ class Problem:
         f_star = "not computed" if self._optimum is None else f"{self.f_star:.6g}"
         return (f"Problem({self.name!r}, n={self.n_samples}, p={self.n_features}, "
                 f"{self.datafit!r} + {self.penalty!r}, F*={f_star})")
+
+
+def _own_read_only(X, copy):
+    """Canonical CSC ``X`` on read-only arrays of its own: copies (all with ``copy``,
+    else those that view another object's memory), except a read-only memory map
+    (joblib's), kept as it is."""
+    arrays = []
+    for a in (X.data, X.indices, X.indptr):
+        read_only_map = isinstance(a, np.memmap) and not a.flags.writeable
+        if copy or not (read_only_map or a.base is None):
+            a = np.array(a)
+        a.setflags(write=False)
+        arrays.append(a)
+    own = sp.csc_array(tuple(arrays), shape=X.shape, copy=False)
+    own.has_canonical_format = True
+    return mark_checked(own)
