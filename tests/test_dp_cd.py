@@ -801,10 +801,14 @@ def test_sigmoid_loop_is_the_same_ieee_computation_on_every_cpu():
     ks = -a * 1.4426950408889634 + shifter
     kd = ks - shifter
     r = (-a - kd * 6.93147180369123816490e-01) - kd * 1.90821492927058770002e-10
-    poly = np.full_like(r, 1.0 / 6227020800.0)
-    for c in (479001600.0, 39916800.0, 3628800.0, 362880.0, 40320.0, 5040.0, 720.0,
-              120.0, 24.0, 6.0, 2.0, 1.0, 1.0):
-        poly = poly * r + 1.0 / c
+    # exp(r) = 1 + (r + r^2 P(r)), P (degree 11, coefficients 1/k!, k = 2..13) by
+    # Estrin's scheme: pairs a_i = c_2i + c_2i+1 r, then pairs in r^2, then r^4, r^8
+    r2 = r * r
+    r4 = r2 * r2
+    r8 = r4 * r4
+    a = [1.0 / math.factorial(k) + r * (1.0 / math.factorial(k + 1)) for k in range(2, 14, 2)]
+    b = [a[0] + a[1] * r2, a[2] + a[3] * r2, a[4] + a[5] * r2]
+    poly = 1.0 + (r + r2 * ((b[0] + b[1] * r4) + b[2] * r8))
     scale = ((ks.view(np.uint64) << np.uint64(52)) + (np.uint64(1023) << np.uint64(52)))
     e = np.where(np.abs(t) < 700.0, poly * scale.view(np.float64), 0.0)
     inv = 1.0 / (1.0 + e)
