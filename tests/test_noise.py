@@ -313,6 +313,40 @@ def test_log_ratio_is_the_exact_discretised_gaussian_ratio():
     assert log_ratio("laplace", 100.0, 250, 50) == -2.0
 
 
+@pytest.mark.parametrize("law,scale", [("gaussian", 8192.0), ("gaussian", 3.3e5),
+                                        ("gaussian", 2.0 ** 39), ("laplace", 9000.0)])
+def test_cell_acceptance_shortcut_is_the_full_test(law, scale):
+    """The slow acceptance in a body cell decides from the main term of the log ratio
+    and skips log_shape's two logarithms unless the uniform lies within about 1e-6 of
+    the threshold: the same decision as the full test ``keep(keep_log_ratio)`` for
+    uniforms at random, and just below, at and above the threshold where the full test
+    flips (a 0 in cell 0 included), where the shortcut must fall through to it."""
+    from sparsedp._kernels._noise import _keep_decisions
+    noise = IntegerNoise(law, scale)
+    starts, widths = noise.cells
+    rng = np.random.default_rng(3)
+    cell = rng.integers(0, starts.size, 4000)
+    cell[:40] = 0
+    k = starts[cell] + rng.integers(0, widths[cell])
+    k[:20] = 0
+    near, start_near = [], []
+    for kk, ss in zip(k, starts[cell]):
+        log_p = log_ratio(law, scale, int(kk), int(ss))
+        if law == "gaussian" and kk == 0:
+            log_p -= math.log(2.0)
+        threshold = int(math.exp(log_p) * 2.0 ** 63)
+        for delta in (-2 ** 30, -2 ** 14, -2 ** 11, -1, 0, 1, 2 ** 11, 2 ** 14, 2 ** 30):
+            near.append(min(max(threshold + delta, 0), 2 ** 63 - 1))
+            start_near.append((kk, ss))
+    kn, sn = np.array(start_near).T
+    v = np.concatenate([rng.integers(0, 2 ** 63, k.size, dtype=np.uint64),
+                        np.array(near, dtype=np.uint64)])
+    fast, full = _keep_decisions(noise, np.concatenate([k, kn]), np.concatenate([starts[cell], sn]), v)
+    np.testing.assert_array_equal(fast, full)
+    at_threshold = full[k.size:]
+    assert at_threshold.any() and not at_threshold.all()
+
+
 def test_same_generator_state_same_draws():
     a = IntegerNoise("gaussian", 10000.0).draw(np.random.default_rng(9), 1000)
     b = IntegerNoise("gaussian", 10000.0).draw(np.random.default_rng(9), 1000)

@@ -36,6 +36,8 @@ ctypedef struct NoiseTable:
     int64_t cell_width[NOISE_SLOTS]     # a power of two
     NoiseSlot slots[NOISE_SLOTS]
     NoiseCell cells[NOISE_SLOTS]
+    double shape_bound          # Gaussian: exp of a bound on log_shape(k) - log_shape(start)
+                                # over the body, with room (noise_draw_from's acceptance)
 
 cdef enum:
     NOISE_GAUSSIAN = 0

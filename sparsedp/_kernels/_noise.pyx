@@ -37,7 +37,9 @@ integer arithmetic and, rarely, a floating-point acceptance test.  It draws
   threshold: cell probabilities are exact multiples of 2**-64), an integer in the
   cell uniformly (the word's low bits: exact, no multiplication), and it is kept
   with probability ``p(m) / p(cell start)`` (at once when a 63-bit uniform is
-  below a lower bound of that ratio over the cell, ~99% of draws);
+  below a lower bound of that ratio over the cell, ~99% of draws; otherwise a
+  Gaussian's ratio is compared through its main term first, and log_shape's
+  logarithms are computed only near the threshold: :func:`keep_in_cell`);
 * beyond ``K_T``: block ``j`` geometric(1/2) (trailing zeros of words: exact),
   an integer uniformly in the block of ``B`` integers, kept with probability
   ``p(m) 2^j / p(K_T) <= 1`` (log-concavity: ``p(m + B) <= p(m) / 2``);
@@ -155,6 +157,38 @@ cdef inline bint keep(double log_p, uint64_t v) noexcept nogil:
     return <double> v < exp(log_p) * TWO63
 
 
+cdef double SHAPE_MARGIN = 2.0 ** -40   # room for the rounding of both computations
+
+
+cdef inline bint keep_in_cell(const NoiseTable* table, int64_t k, int64_t start,
+                              uint64_t v) noexcept nogil:
+    """``keep(keep_log_ratio(table, k, start), v)``: the same decision, for a body cell.
+
+    A Gaussian's log ratio is ``-(k - start)(k + start) / (2 t^2)`` (the main
+    term) plus ``log_shape(k) - log_shape(start)``, which lies in ``[0, gap]``
+    (log_shape increases with k; ``table.shape_bound = exp(2 gap + 2**-40) (1 +
+    2**-40)``).  So ``v`` below ``exp(main) 2^63 (1 - 2**-40)`` is below the
+    threshold ``keep`` computes and ``v`` at or above ``exp(main) 2^63
+    shape_bound`` is above it, whatever their rounding (relative errors near
+    1e-15, far inside the 2**-40 margins): only a ``v`` between the two (a
+    probability near ``gap``, at most 1e-6) needs the two logarithms of
+    ``log_shape``.
+    """
+    cdef double main, x, u
+    if table.law != NOISE_GAUSSIAN:
+        return keep(keep_log_ratio(table, k, start), v)
+    main = -(<double> (k - start)) * (<double> (k + start)) / (2.0 * table.scale * table.scale)
+    if k == 0:
+        main -= M_LN2
+    x = exp(main) * TWO63
+    u = <double> v
+    if u < x * (1.0 - SHAPE_MARGIN):
+        return True
+    if u >= x * table.shape_bound:
+        return False
+    return keep(keep_log_ratio(table, k, start), v)
+
+
 cdef int64_t noise_draw_from(const NoiseTable* table, bitgen_t* rng,
                              uint64_t first) noexcept nogil:
     # A draw whose first word is ``first`` (then fresh words), with the common
@@ -190,8 +224,8 @@ cdef int64_t noise_draw_from(const NoiseTable* table, bitgen_t* rng,
             v = (word >> 30) & LOW10
             if v >= table.fast_accept[cell] >> 53:  # the remaining 53 bits of the uniform
                 v = v << 53 | next64(rng) >> 11
-                if v >= table.fast_accept[cell] and not keep(
-                        keep_log_ratio(table, k, table.cell_start[cell]), v):
+                if v >= table.fast_accept[cell] and not keep_in_cell(
+                        table, k, table.cell_start[cell], v):
                     continue
         else:
             j = 0
@@ -365,6 +399,11 @@ cdef class IntegerNoise:
                 else self.table.cell_width[i] - 1
             # 0 beyond the body cells: the tail always takes the general path
             self.table.cells[i].fast_hi = self.table.fast_accept[i] >> 53 if i < n_cells else 0
+        # log_shape(k) - log_shape(start) over the body: in [0, log_shape(K_T) -
+        # log_shape(0)] (at most 1e-6 for t >= MIN_SCALE), doubled for room
+        gap = (log_shape(<double> tail_start, scale) - log_shape(0.0, scale)
+               if code == NOISE_GAUSSIAN else 0.0)
+        self.table.shape_bound = math.exp(2.0 * gap + SHAPE_MARGIN) * (1.0 + SHAPE_MARGIN)
         # cell probabilities as built (exact) against the ideal (double precision,
         # relative error well below 2**-48)
         alias_error = max(abs(u * den - num) / num for u, (num, den) in zip(units, exact))
@@ -427,6 +466,21 @@ cdef class IntegerNoise:
                 ov[i] = grid_release(xv[i], iv[i], gv[i],
                                      noise_draw(&self.table, rng) + self.table.shift)
         return out.reshape(shape)
+
+
+def _keep_decisions(IntegerNoise noise, k, start, v):
+    """For tests: the acceptance of ``k`` in the cell from ``start`` with uniform
+    ``v`` (< 2**63), by ``keep_in_cell`` and by the full computation it stands
+    for (two bool arrays; they must be equal)."""
+    cdef const int64_t[::1] kv = np.ascontiguousarray(k, dtype=np.int64)
+    cdef const int64_t[::1] sv = np.ascontiguousarray(start, dtype=np.int64)
+    cdef const uint64_t[::1] vv = np.ascontiguousarray(v, dtype=np.uint64)
+    fast, full = np.empty(kv.shape[0], dtype=bool), np.empty(kv.shape[0], dtype=bool)
+    cdef Py_ssize_t i
+    for i in range(kv.shape[0]):
+        fast[i] = keep_in_cell(&noise.table, kv[i], sv[i], vv[i])
+        full[i] = keep(keep_log_ratio(&noise.table, kv[i], sv[i]), vv[i])
+    return fast, full
 
 
 def float_sum_factor(n_terms):
