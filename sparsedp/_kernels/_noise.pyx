@@ -134,22 +134,28 @@ cdef inline double log_shape(double k, double t) noexcept nogil:
     return log(s0 - c * s1 + 0.5 * c * c * s2)
 
 
+cdef inline double gaussian_main(double scale, int64_t k, int64_t k0) noexcept nogil:
+    """-(k - k0)(k + k0) / (2 t^2): the Gaussian's log ratio without its shape term."""
+    return -(<double> (k - k0)) * (<double> (k + k0)) / (2.0 * scale * scale)
+
+
 cdef double log_ratio(int law, double scale, int64_t k, int64_t k0) noexcept nogil:
     """log P(k) - log P(k0) for 0 <= k0 <= k (the ideal law, unnormalised)."""
-    cdef double d = <double> (k - k0)
     if law == NOISE_LAPLACE:
-        return -d / scale
-    return (-d * (<double> (k + k0)) / (2.0 * scale * scale)
+        return -(<double> (k - k0)) / scale
+    return (gaussian_main(scale, k, k0)
             + log_shape(<double> k, scale) - log_shape(<double> k0, scale))
+
+
+cdef inline double zero_share(const NoiseTable* table, int64_t k) noexcept nogil:
+    """ln 2 for a Gaussian 0 (either sign gives 0: each keeps half of P(0)), else 0."""
+    return M_LN2 if k == 0 and table.law == NOISE_GAUSSIAN else 0.0
 
 
 cdef inline double keep_log_ratio(const NoiseTable* table, int64_t k, int64_t start) noexcept nogil:
     """log of the probability of keeping k drawn uniformly in the cell from ``start``:
-    P(k) / P(start), halved for a Gaussian 0 (either sign gives 0: half of P(0) each)."""
-    cdef double r = log_ratio(table.law, table.scale, k, start)
-    if k == 0 and table.law == NOISE_GAUSSIAN:
-        r -= M_LN2
-    return r
+    P(k) / P(start), halved for a Gaussian 0 (:func:`zero_share`)."""
+    return log_ratio(table.law, table.scale, k, start) - zero_share(table, k)
 
 
 cdef inline bint keep(double log_p, uint64_t v) noexcept nogil:
@@ -177,9 +183,7 @@ cdef inline bint keep_in_cell(const NoiseTable* table, int64_t k, int64_t start,
     cdef double main, x, u
     if table.law != NOISE_GAUSSIAN:
         return keep(keep_log_ratio(table, k, start), v)
-    main = -(<double> (k - start)) * (<double> (k + start)) / (2.0 * table.scale * table.scale)
-    if k == 0:
-        main -= M_LN2
+    main = gaussian_main(table.scale, k, start) - zero_share(table, k)
     x = exp(main) * TWO63
     u = <double> v
     if u < x * (1.0 - SHAPE_MARGIN):
