@@ -79,3 +79,44 @@ def test_walk_release_sensitivity_and_scales():
     assert r.scales.max() * math.sqrt(15 * 16 ** 3) < 2.0 ** 40  # 5000 < 16**4: 4 digits
     with pytest.raises(ValueError, match="too large"):
         WalkRelease(1e9, 10, 10, 1.0, 5000)
+
+
+def test_narrow_walk_scale_keeps_two_digits_narrow():
+    """A walk of scale at most NARROW_WALK_SCALE draws sums of up to 255 steps from
+    tables whose cells hold at most 2**29 integers (one word a draw); just above it,
+    the widest such table is wide."""
+    from sparsedp.solvers._release import NARROW_WALK_SCALE
+    widest = [int(IntegerNoise("gaussian", NARROW_WALK_SCALE * math.sqrt(d * 16 ** i))
+                  .cells[1].max()) for i in (0, 1) for d in range(1, 16)]
+    assert max(widest) <= 2 ** 29
+    assert IntegerNoise("gaussian", 2.0 * NARROW_WALK_SCALE * math.sqrt(240)).cells[1].max() \
+        > 2 ** 29
+
+
+@pytest.mark.parametrize("z, dim, multipliers, max_steps", [
+    (0.96, 100_000, (1024, 2049), 16_801),   # DP-SGD, dorothea-shaped, L2 frame
+    (0.72, 100_000, (1024, 2049), 801),
+    (3.7, 100_000, (1,), 169),               # DP-SCD, L = 100
+    (1.5, 10_000, (1,), 5000),
+    (4.0, 1_000_000, (1024, 2049), 1000),   # the fine-grid floor wins over narrowness
+])
+def test_walk_release_grid_is_fine_and_narrow_where_possible(z, dim, multipliers, max_steps):
+    """S: a power of two, at least 2**10 ceil(sqrt(dim)) (the rounding's share of
+    Delta_int at most 2**-10), and the largest keeping the walks' scales at most
+    NARROW_WALK_SCALE above that floor (or the largest within the 2**40 bound)."""
+    from sparsedp._kernels._walk import MAX_TABLE_SCALE, top_spread
+    from sparsedp.solvers._release import NARROW_WALK_SCALE
+    r = WalkRelease(z, 1, dim, 1.0, max_steps, data_multipliers=multipliers)
+    S, extra = r.points, math.ceil(math.sqrt(dim))
+    assert S & (S - 1) == 0 and S >= 2 ** 10 * extra
+    assert (extra / S) <= 2.0 ** -10
+    assert r.scales.max() * math.sqrt(top_spread(max_steps)) < MAX_TABLE_SCALE
+
+    def top(points):
+        return z * (points + extra) * max(multipliers)
+    fits_tables = top(2 * S) * math.sqrt(top_spread(max_steps)) < MAX_TABLE_SCALE
+    if top(S) <= NARROW_WALK_SCALE:
+        assert not (top(2 * S) <= NARROW_WALK_SCALE and fits_tables)  # the largest such S
+    else:
+        assert S // 2 < 2 ** 10 * extra  # narrower would break the fine-grid floor
+    np.testing.assert_allclose(r.scales, z * (S + extra) * np.array(multipliers))

@@ -44,9 +44,11 @@ from ._spec import Hyperparameter, SolverSpec
 
 __all__ = ["dp_sgd"]
 
-#: integer multiplier of the L2 frame at a halving (step sizes exact to 1 / (2 M))
-FRAME_MULTIPLIER = 2 ** 12
-#: walks per halving of the L2 frame: the noise is at most 2**(1/16) (4.4%) above z
+#: integer multiplier of the L2 frame at a halving (step sizes exact to 1 / (2 M));
+#: small enough that the walks stay narrow (NARROW_WALK_SCALE) on a fine grid
+FRAME_MULTIPLIER = 2 ** 10
+#: walks per halving of the L2 frame: the noise is at most about 2**(1/16) above z (4.6% with the
+#: bounds rounded up at FRAME_MULTIPLIER 2**10)
 FRAME_RUNGS = 16
 
 

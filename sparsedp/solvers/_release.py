@@ -20,6 +20,14 @@ MAX_GRID_INTEGER = 2.0 ** 50
 STATE_LIMIT = 2.0 ** 62
 #: the walks' smallest scale (RESERVED_STEP_ETA's lattice term assumes it)
 MIN_WALK_SCALE = 2.0 ** 25
+#: a walk of scale at most this draws the sums of up to 255 steps (two base-16
+#: digits) from narrow tables only (cells of at most 2**29 integers: one word a
+#: draw, where a wide table takes two); the grid is chosen to keep walks below it
+NARROW_WALK_SCALE = 2.0 ** 30
+#: ... unless that makes the grid coarse: S stays at least FINE_GRID ceil(sqrt(dim)),
+#: so that the rounding's share of the integer sensitivity, ceil(sqrt(dim)) / S, is
+#: at most 2**-10
+FINE_GRID = 2 ** 10
 
 
 class GridRelease:
@@ -101,6 +109,14 @@ class WalkRelease:
     not touched by a step get their walk steps lazily
     (:class:`sparsedp._kernels._walk.GaussianWalk`).
 
+    S is a power of two: at most what keeps the walks' tables below ``2**40`` and
+    the integers exact, and within that the largest that keeps every walk's scale
+    at most :data:`NARROW_WALK_SCALE` (a sum of up to 255 steps then takes one
+    random word a draw), unless that makes ``ceil(sqrt(dim)) / S`` exceed
+    ``2**-10`` (:data:`FINE_GRID`).  S sets only the grid's fineness: the noise is
+    ``z Delta_int`` grid units, ``z Delta (1 + ceil(sqrt(dim)) / S) rho`` in the
+    sum's units, whatever S.
+
     Parameters
     ----------
     multiplier : float
@@ -158,7 +174,14 @@ class WalkRelease:
                 f"a sum of up to {n_terms} terms does not fit an exact integer grid of "
                 f"{GRID_POINTS} points per sensitivity: use fewer rows per batch bound "
                 "(fixed-size batches bound it by the batch size)")
-        self.points = points = 2 ** int(math.floor(math.log2(budget)))
+        # S: the largest power of two within budget; then, for speed, the largest
+        # that keeps the walks narrow (NARROW_WALK_SCALE), but never below the fine grid
+        fine = math.ceil(math.log2(max(GRID_POINTS, FINE_GRID * extra)))
+        narrow = NARROW_WALK_SCALE / (z * max(multipliers)) - extra
+        exponent = math.floor(math.log2(budget))
+        if narrow >= 1.0:
+            exponent = min(exponent, max(fine, math.floor(math.log2(narrow))))
+        self.points = points = 2 ** exponent
         self.sensitivity_int = points + extra
         self.scales = np.array([z * self.sensitivity_int * m for m in multipliers])
         if self.scales.min() < MIN_WALK_SCALE:
