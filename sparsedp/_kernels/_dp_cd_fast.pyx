@@ -59,7 +59,8 @@ cdef enum:
     BATCH = 256     # coordinates drawn at a time (Generator.integers(0, p, BATCH))
     RING = 2 * BATCH  # two batches: one being consumed, the next already drawn
     MASK = RING - 1
-    LOOKAHEAD = 16  # steps ahead at which a block's cache lines are prefetched
+    LOOKAHEAD = 10  # steps ahead at which a block's cache lines are prefetched (measured:
+                    # 8-12 best, 16 10-15% slower, docs/dp_cd.rst)
     CHUNK = 128     # logistic derivatives refreshed at a time (a stack buffer)
 
 
