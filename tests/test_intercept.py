@@ -222,3 +222,29 @@ def test_batch_solvers_refuse_a_bad_intercept_scaling(solver, bad, error):
     with pytest.raises(TypeError, match="fit_intercept"):
         function(X, y, Logistic(), L2(1e-2), epsilon=1.0, delta=1e-5, clip=1.0,
                  fit_intercept="yes", **kw)
+
+
+@pytest.mark.parametrize("nonzeros", [0, 1, 7, 30, 200])
+def test_margin_skips_zero_columns_with_scipys_values(nonzeros):
+    """Problem.margin (the objective of every diagnostics report) multiplies only
+    the columns of w's nonzeros when they are few: the same float64 values as
+    scipy's ``X @ w`` over all columns, bit for bit, signed zeros included, with and
+    without the intercept column."""
+    from sparsedp.solvers._base import Problem, matvec
+    rng = np.random.default_rng(nonzeros)
+    X = sp.random(60, 200, density=0.2, format="csc", random_state=rng)
+    X.data = rng.standard_normal(X.nnz) * 10.0 ** rng.integers(-8, 8, X.nnz)
+    w = np.zeros(200)
+    idx = rng.choice(200, nonzeros, replace=False)
+    w[idx] = rng.standard_normal(nonzeros) * 10.0 ** rng.integers(-8, 8, nonzeros)
+    w[rng.choice(200, 20, replace=False)] *= -0.0  # negative zeros among the zeros
+    expected = X @ w
+    got = matvec(X, w)
+    assert got.dtype == np.float64 and got.shape == (60,)
+    assert np.array_equal(got.view(np.int64), expected.view(np.int64))
+    problem = Problem(X=X, y=np.zeros(60), datafit=Squared(), penalty=L1(0.1),
+                      intercept_scaling=2.0)
+    v = np.append(w, 0.5)
+    z = X @ w
+    z += 2.0 * 0.5
+    assert np.array_equal(problem.margin(v).view(np.int64), z.view(np.int64))

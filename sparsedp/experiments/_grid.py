@@ -134,9 +134,10 @@ def task_seed(seed, problem, solver, params, run, epsilon, delta):
 
 
 def _support_counts(coef, support_star):
-    nonzero = np.flatnonzero(coef)
-    correct = int(np.isin(nonzero, support_star).sum())
-    return correct, int(nonzero.size - correct)
+    """(nonzeros of ``coef`` in the true support, nonzeros outside it)."""
+    total = int(np.count_nonzero(coef))
+    correct = int(np.count_nonzero(coef[support_star]))
+    return correct, total - correct
 
 
 def run_task(problem, solver, params, run, seed, epsilon, delta, trace=False):

@@ -129,10 +129,10 @@ class Problem:
 
     def margin(self, w):
         """``[X, s * 1] @ w``, as scipy computes it (columns in order, the intercept's
-        term added last): the same floating-point values."""
+        term added last): the same floating-point values (:func:`matvec`)."""
         if self.intercept_scaling is None or self.appended:
-            return self.X @ w
-        z = self.X @ w[:-1]
+            return matvec(self.X, w)
+        z = matvec(self.X, w[:-1])
         z += self.intercept_scaling * w[-1]
         return z
 
@@ -145,6 +145,22 @@ class Problem:
         if self.intercept_scaling is None:
             return w, 0.0
         return w[:-1], float(w[-1] * self.intercept_scaling)
+
+
+def matvec(X, w):
+    """``X @ w`` for a CSC matrix, the same floating-point values as scipy's.
+
+    When most of ``w`` is 0 (a sparse iterate: DP-GCD's, an L1 fit's), only the
+    columns of its nonzeros are multiplied: scipy adds the products column by
+    column, and a column whose weight is 0 adds a signed zero to each of its rows,
+    which changes no row (a row's sum starts at +0.0, and ``+0.0 + -0.0`` is
+    +0.0), so skipping those columns gives the same values.  On dorothea's 100,000
+    columns an iterate of a few nonzeros costs about 0.1 ms instead of 1 ms.
+    """
+    support = (w != 0).nonzero()[0]
+    if 4 * support.size > w.shape[0]:
+        return X @ w
+    return X[:, support] @ w[support]
 
 
 def constant_column(n, value, index_dtype=np.int32):
