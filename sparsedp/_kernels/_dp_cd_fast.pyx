@@ -116,6 +116,23 @@ cdef inline void move_margin(int loss, const nonzero_t* nz, int64_t m, double de
         start += count
 
 
+cdef inline void pack_column(nonzero_t* out, const double* values, const int32_t* rows,
+                             int64_t m) noexcept nogil:
+    """A column's m nonzeros as (value, row) pairs (rows narrowed to the record's type)."""
+    cdef int64_t q
+    for q in range(m):
+        out[q].value = values[q]
+        out[q].row = rows[q]
+
+
+cdef inline void pack_constant(nonzero_t* out, double value, int64_t m) noexcept nogil:
+    """The column ``value * 1`` of m rows as (value, row) pairs."""
+    cdef int64_t q
+    for q in range(m):
+        out[q].value = value
+        out[q].row = q
+
+
 cdef class CoordinateBlocks:
     """Per-coordinate parameters, iterate and column of a CSC matrix, one block each.
 
@@ -190,23 +207,26 @@ cdef class CoordinateBlocks:
         self.offset = &offsets[0]
         self.n_samples, self.n_features = n, p
         cdef Header* h
-        cdef NarrowNonzero* narrow
-        cdef WideNonzero* wide
-        cdef bint constant
+        cdef const double* column_values = &data[0] if data.shape[0] else NULL
+        cdef const int32_t* column_rows = &indices[0] if indices.shape[0] else NULL
         for j in range(p):
             h = self.header(j)
             h.step, h.clip, h.theta = steps[j], clips[j], start[j]
             h.wsum, h.stamp = 0.0, 1
             h.nnz = nnz[j]
-            constant = with_intercept and j == p - 1  # the intercept column: s at every row
-            narrow, wide = <NarrowNonzero*> (h + 1), <WideNonzero*> (h + 1)
-            for q in range(h.nnz):
+            if with_intercept and j == p - 1:  # the intercept column: s at every row
                 if self.narrow_rows:
-                    narrow[q].value = s if constant else data[indptr[j] + q]
-                    narrow[q].row = <uint16_t> (q if constant else indices[indptr[j] + q])
+                    pack_constant(<NarrowNonzero*> (h + 1), s, h.nnz)
                 else:
-                    wide[q].value = s if constant else data[indptr[j] + q]
-                    wide[q].row = q if constant else indices[indptr[j] + q]
+                    pack_constant(<WideNonzero*> (h + 1), s, h.nnz)
+            elif h.nnz == 0:
+                continue
+            elif self.narrow_rows:
+                pack_column(<NarrowNonzero*> (h + 1), column_values + indptr[j],
+                            column_rows + indptr[j], h.nnz)
+            else:
+                pack_column(<WideNonzero*> (h + 1), column_values + indptr[j],
+                            column_rows + indptr[j], h.nnz)
 
     cdef inline Header* header(self, Py_ssize_t j) noexcept nogil:
         return <Header*> (self.base + self.offset[j])
