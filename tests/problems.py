@@ -76,6 +76,18 @@ def make_sparse_problem(n=60, p=40, density=0.2, seed=0, logistic=False, n_activ
     return (X, *targets)
 
 
+def read_only_csc(X, own=True):
+    """X with read-only arrays: owned copies (``own``), or read-only views of
+    writeable arrays (which the views' owner can still change).  Returns the
+    matrix and its (data, indices, indptr)."""
+    arrays = [np.array(a) for a in (X.data, X.indices, X.indptr)]
+    if not own:
+        arrays = [a.view() for a in arrays]
+    for a in arrays:
+        a.setflags(write=False)
+    return sp.csc_array(tuple(arrays), shape=X.shape, copy=False), arrays
+
+
 def data_dir():
     """Where the real data sets live ($SPARSEDP_DATA, default ../shared/data)."""
     return pathlib.Path(os.environ.get("SPARSEDP_DATA", ROOT.parent / "shared" / "data"))

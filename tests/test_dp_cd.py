@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 from scipy import stats
 
-from problems import make_sparse_problem
+from problems import make_sparse_problem, read_only_csc
 from sparsedp._kernels import kernel_id
 from sparsedp._kernels._dp_cd_fast import CoordinateBlocks, RandomStreams, dp_cd_steps
 from sparsedp.datafits import Logistic, Squared
@@ -835,3 +835,70 @@ def test_logistic_derivative_cache_after_moving_steps():
     assert np.abs(y * margin).max() > 5  # the exponentials are not all near 1
     np.testing.assert_allclose(deriv, Logistic().derivative(margin, y),
                                rtol=4 * np.finfo(np.float64).eps, atol=0)
+
+
+def test_blocks_of_an_immutable_matrix_are_packed_once():
+    """A released CoordinateBlocks' layout is kept for the next one on the same
+    read-only X and layout (``reused``), never for a writeable X, a read-only view
+    of writeable arrays, another intercept or another row width; the kept layout
+    gets the new instance's constants; a released instance refuses to be used."""
+    from sparsedp._kernels import _dp_cd_fast
+    X, _ = make_sparse_problem(30, 25, density=0.2, seed=4)
+    X = sp.csc_array(X)
+    frozen = read_only_csc(X)[0]
+    p = 25
+    rng = np.random.default_rng(0)
+
+    def blocks(A, **kw):
+        n_features = p + (kw.get("intercept_scaling") is not None)
+        theta = rng.standard_normal(n_features)
+        b = CoordinateBlocks(A, rng.random(n_features), rng.random(n_features), theta, **kw)
+        np.testing.assert_array_equal(b.get_theta(), theta)
+        return b
+
+    first = blocks(frozen)
+    assert not first.reused
+    first.release()
+    with pytest.raises(ValueError, match="released"):
+        first.get_theta()
+    with pytest.raises(ValueError, match="released"):
+        dp_cd_steps(0, first, np.zeros(30), np.zeros(30), np.zeros(30), "none", 0.0, 0.0,
+                    False, 0, 1, 0.0, 0.0, RandomStreams(p, np.random.default_rng(0),
+                                                         np.random.default_rng(1)))
+    first.release()  # twice: nothing
+    # the same arrays through another matrix object: reused (and taken: a second
+    # instance alive at the same time packs its own)
+    same = sp.csc_array((frozen.data, frozen.indices, frozen.indptr), shape=X.shape)
+    second, third = blocks(same), blocks(frozen)
+    assert second.reused and not third.reused
+    second.release()
+    third.release()
+    for other in (dict(intercept_scaling=2.0), dict(narrow_rows=False)):
+        b = blocks(frozen, **other)
+        assert not b.reused
+        b.release()
+        b = blocks(frozen, **other)
+        assert b.reused
+        b.release()
+    for A in (X, read_only_csc(X, own=False)[0]):
+        blocks(A).release()
+        assert not blocks(A).reused
+    assert len(_dp_cd_fast._FREE_BLOCKS) <= _dp_cd_fast.BLOCKS_KEPT
+
+
+@pytest.mark.parametrize("intercept", [False, True])
+def test_fit_on_kept_blocks_is_the_fit_on_fresh_ones(intercept):
+    """DP-CD on a read-only X (blocks packed once, reused with each fit's own step
+    sizes, thresholds and start) gives the fits it gives on a writeable copy
+    (blocks packed afresh), same seeds, bit for bit."""
+    X, y = make_sparse_problem(60, 40, density=0.2, seed=7)
+    X = sp.csc_array(X)
+    frozen, _ = read_only_csc(X)
+    for seed, clip, step in ((0, 1.0, 1.0), (1, 0.1, 0.5), (2, 10.0, 2.0)):
+        fits = [dp_cd(A, y, Squared(), L1(1e-2), epsilon=1.0, delta=1e-5, passes=3,
+                      clip=clip, step_size=step, smoothness=np.full(40, 0.3),
+                      fit_intercept=intercept, random_state=seed)
+                for A in (X, frozen, frozen)]
+        for res in fits[1:]:
+            np.testing.assert_array_equal(res.coef, fits[0].coef)
+            assert res.intercept == fits[0].intercept

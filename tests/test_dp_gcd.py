@@ -9,7 +9,7 @@ import pytest
 import scipy.sparse as sp
 from scipy import integrate, optimize, stats
 
-from problems import gsq_model_value, make_sparse_problem, noisy_max_weights
+from problems import gsq_model_value, make_sparse_problem, noisy_max_weights, read_only_csc
 from sparsedp._kernels import kernel_id
 from sparsedp._kernels._dp_gcd_fast import GreedyKernel
 from sparsedp._kernels._noisy_max import block_size
@@ -551,23 +551,12 @@ def test_bad_data_raise_clear_errors():
                clip=1.0, smoothness=np.zeros(10))
 
 
-def _read_only_csc(X, own=True):
-    """X with read-only arrays: owned copies (``own``), or read-only views of
-    writeable arrays (which the views' owner can still change)."""
-    arrays = [np.array(a) for a in (X.data, X.indices, X.indptr)]
-    if not own:
-        arrays = [a.view() for a in arrays]
-    for a in arrays:
-        a.setflags(write=False)
-    return sp.csc_array(tuple(arrays), shape=X.shape, copy=False), arrays
-
-
 def test_kernel_records_of_an_immutable_matrix_are_built_once():
     from sparsedp._kernels import _dp_gcd_fast
     from sparsedp._kernels._dp_gcd_fast import entries
     X, _ = make_sparse_problem(30, 25, density=0.15, seed=4)
     X = sp.csc_array(X)
-    frozen = _read_only_csc(X)[0]
+    frozen = read_only_csc(X)[0]
     first = entries(frozen)
     # the same arrays again (read-only), also through another object on the same arrays
     again = entries(sp.csc_array((frozen.data, frozen.indices, frozen.indptr), shape=X.shape))
@@ -577,7 +566,7 @@ def test_kernel_records_of_an_immutable_matrix_are_built_once():
     assert entries(frozen, 2.0)[0] is not first[0]
     assert entries(X)[0] is not entries(X)[0]
     # views of writeable arrays: their owner can change them, nothing is kept
-    views, owners = _read_only_csc(X, own=False)
+    views, owners = read_only_csc(X, own=False)
     before = entries(views)[2]["value"].copy()
     owners[0].base[:] *= 2.0
     np.testing.assert_array_equal(entries(views)[2]["value"], 2.0 * before)
@@ -586,7 +575,7 @@ def test_kernel_records_of_an_immutable_matrix_are_built_once():
     del frozen, again, first
     import gc
     gc.collect()
-    entries(_read_only_csc(X)[0])  # kept while building, dead once returned
+    entries(read_only_csc(X)[0])  # kept while building, dead once returned
     assert len(_dp_gcd_fast._RECORDS) <= n_kept - 1
 
 
@@ -598,7 +587,7 @@ def test_fit_on_kept_records_is_the_fit_on_fresh_ones():
     X, y = make_sparse_problem(60, 40, density=0.2, seed=7)
     X = sp.csc_array(X)
     y = np.where(y > np.median(y), 1.0, -1.0)
-    frozen, _ = _read_only_csc(X)
+    frozen, _ = read_only_csc(X)
     for seed in range(3):
         fits = [dp_gcd(A, y, Logistic(), L1(1e-3), epsilon=1.0, delta=1e-5, n_iter=15,
                        clip=1.0, smoothness=np.full(40, 0.25), random_state=seed).coef

@@ -6,6 +6,8 @@
 * :mod:`._noisy_max`: the noisy max (exponential mechanism, report-noisy-max);
 * :mod:`._noise`: the floating-point-safe integer noise of every release;
 * :mod:`._random`: numpy.random's Cython API (bit generators, batch fills);
+* :mod:`._immutable`: when a matrix cannot change, so that what a kernel derives
+  from it (DP-GCD's records, DP-CD's blocks) is built once per process;
 * ``_core.pxd``: the shared ``nogil`` maths (datafits on the margin, prox,
   clipped coordinate gradients, subdifferential distance).
 

@@ -39,6 +39,8 @@ noisy value exists (docs/privacy.rst, "Floating point").
 from libc.stdint cimport int32_t, int64_t, uint16_t, uint64_t
 from numpy.random cimport bitgen_t
 
+import weakref
+
 import numpy as np
 
 from ._core cimport (
@@ -49,6 +51,7 @@ from ._core cimport (
 from ._noise cimport IntegerNoise, grid_release, noise_fill
 from ._random cimport generator_bitgen, uniform_index_fill
 from .._validation import check_csc_structure
+from ._immutable import immutable_key, is_alive
 
 cdef extern from "numpy/random/distributions.h":
     # Generator.integers(0, high + 1) draws one with exactly this call (Lemire's method)
@@ -133,6 +136,13 @@ cdef inline void pack_constant(nonzero_t* out, double value, int64_t m) noexcept
         out[q].row = q
 
 
+#: immutable matrices (:mod:`sparsedp._kernels._immutable`) whose released blocks
+#: are kept for the next fit (the most recent): a sweep's fits on one problem pack
+#: its columns once per process
+BLOCKS_KEPT = 2
+_FREE_BLOCKS = {}
+
+
 cdef class CoordinateBlocks:
     """Per-coordinate parameters, iterate and column of a CSC matrix, one block each.
 
@@ -147,6 +157,13 @@ cdef class CoordinateBlocks:
     :meth:`reset_average`, :meth:`get_average`).  Not thread-safe: one
     :func:`dp_cd_steps` call at a time per instance.
 
+    The columns' part of the layout depends on X alone: for an immutable X
+    (:func:`sparsedp._kernels._immutable.immutable_key`: read-only arrays, as a
+    sweep's :class:`~sparsedp.experiments.Problem` holds) a :meth:`release`\ d
+    instance's buffer is kept (:data:`BLOCKS_KEPT` matrices at most) and the
+    next instance on the same X only rewrites the headers (:attr:`reused`): on
+    dorothea's shape 0.3 ms instead of 2.3 ms.
+
     Parameters
     ----------
     X : canonical CSC matrix (sorted indices, float64 data), at most 2**31 - 1 rows.
@@ -158,9 +175,11 @@ cdef class CoordinateBlocks:
         the public column ``s * 1`` (the blocks of ``[X, s * 1]``, packed without
         building it); ``n_features`` counts it.
     """
-    cdef object _buffer, _offsets
+    cdef object _buffer, _offsets, _kept
     cdef readonly Py_ssize_t n_samples, n_features
     cdef readonly bint narrow_rows
+    #: the layout came from an earlier instance's :meth:`release`, not packed anew
+    cdef readonly bint reused
     cdef char* base
     cdef const int64_t* offset
 
@@ -182,18 +201,42 @@ cdef class CoordinateBlocks:
                              ("clip_thresholds", clip_thresholds), ("theta", theta)):
             if np.shape(values) != (p,):
                 raise ValueError(f"{name} must have shape ({p},), got {np.shape(values)}")
-        cdef const double[::1] data = np.ascontiguousarray(X.data, dtype=np.float64)
-        cdef const int32_t[::1] indices = np.ascontiguousarray(X.indices, dtype=np.int32)
         cdef const double[::1] steps = np.ascontiguousarray(step_sizes, dtype=np.float64)
         cdef const double[::1] clips = np.ascontiguousarray(clip_thresholds, dtype=np.float64)
         cdef const double[::1] start = np.ascontiguousarray(theta, dtype=np.float64)
+        self.narrow_rows = narrow_rows
+        self.n_samples, self.n_features = n, p
+        key = immutable_key(X, intercept_scaling, bool(self.narrow_rows))
+        kept = None if key is None else _FREE_BLOCKS.pop(key[0], None)
+        if kept is not None and is_alive(kept[0], key[1]):
+            self._offsets, self._buffer = kept[1], kept[2]  # columns and nnz packed
+            self.reused = True
+        else:
+            self._pack(X, s, with_intercept)
+        if key is not None:
+            self._kept = (key[0], [weakref.ref(root) for root in key[1]])
+        cdef int64_t[::1] offsets = self._offsets
+        cdef unsigned char[::1] buffer = self._buffer
+        self.base = <char*> &buffer[0]
+        self.offset = &offsets[0]
+        cdef Header* h
+        for j in range(p):
+            h = self.header(j)
+            h.step, h.clip, h.theta = steps[j], clips[j], start[j]
+            h.wsum, h.stamp = 0.0, 1
+
+    def _pack(self, X, double s, bint with_intercept):
+        """Lay out the blocks: offsets, each header's nnz and each column's nonzeros
+        (the rest of the headers is left to the caller)."""
+        cdef Py_ssize_t n = self.n_samples, p = self.n_features, j
+        cdef const double[::1] data = np.ascontiguousarray(X.data, dtype=np.float64)
+        cdef const int32_t[::1] indices = np.ascontiguousarray(X.indices, dtype=np.int32)
         check_csc_structure(X)  # the packing loop and the kernel trust it
         counts = np.diff(X.indptr).astype(np.int64)
         if with_intercept:
             counts = np.append(counts, n)
         cdef const int64_t[::1] nnz = counts
         cdef const int64_t[::1] indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
-        self.narrow_rows = narrow_rows
         row_size = sizeof(NarrowNonzero) if self.narrow_rows else sizeof(WideNonzero)
         sizes = sizeof(Header) + row_size * counts
         self._offsets = np.zeros(p + 1, dtype=np.int64)
@@ -203,16 +246,12 @@ cdef class CoordinateBlocks:
         self._buffer = raw[shift:shift + self._offsets[p]]
         cdef int64_t[::1] offsets = self._offsets
         cdef unsigned char[::1] buffer = self._buffer
-        self.base = <char*> &buffer[0]
-        self.offset = &offsets[0]
-        self.n_samples, self.n_features = n, p
+        cdef char* base = <char*> &buffer[0]
         cdef Header* h
         cdef const double* column_values = &data[0] if data.shape[0] else NULL
         cdef const int32_t* column_rows = &indices[0] if indices.shape[0] else NULL
         for j in range(p):
-            h = self.header(j)
-            h.step, h.clip, h.theta = steps[j], clips[j], start[j]
-            h.wsum, h.stamp = 0.0, 1
+            h = <Header*> (base + offsets[j])
             h.nnz = nnz[j]
             if with_intercept and j == p - 1:  # the intercept column: s at every row
                 if self.narrow_rows:
@@ -228,11 +267,32 @@ cdef class CoordinateBlocks:
                 pack_column(<WideNonzero*> (h + 1), column_values + indptr[j],
                             column_rows + indptr[j], h.nnz)
 
+    def release(self):
+        """Give the blocks up: their layout is kept for the next CoordinateBlocks of
+        this immutable X (see :data:`BLOCKS_KEPT`); this instance is unusable after."""
+        if self.base == NULL:
+            return
+        self.base = NULL
+        if self._kept is not None and all(ref() is not None for ref in self._kept[1]):
+            _FREE_BLOCKS[self._kept[0]] = (self._kept[1], self._offsets, self._buffer)
+            for stale in [k for k, v in _FREE_BLOCKS.items()
+                          if any(ref() is None for ref in v[0])]:
+                del _FREE_BLOCKS[stale]
+            while len(_FREE_BLOCKS) > BLOCKS_KEPT:
+                del _FREE_BLOCKS[next(iter(_FREE_BLOCKS))]
+        self._kept = self._buffer = self._offsets = None
+
+    cdef int check_live(self) except -1:
+        if self.base == NULL:
+            raise ValueError("these CoordinateBlocks were released")
+        return 0
+
     cdef inline Header* header(self, Py_ssize_t j) noexcept nogil:
         return <Header*> (self.base + self.offset[j])
 
     def get_theta(self):
         """A copy of the iterate theta."""
+        self.check_live()
         out = np.empty(self.n_features)
         cdef double[::1] view = out
         cdef Py_ssize_t j
@@ -242,6 +302,7 @@ cdef class CoordinateBlocks:
 
     def reset_average(self):
         """Start a new average: no iterate accounted yet (``wsum = 0``, ``stamp = 1``)."""
+        self.check_live()
         cdef Py_ssize_t j
         for j in range(self.n_features):
             self.header(j).wsum = 0.0
@@ -250,6 +311,7 @@ cdef class CoordinateBlocks:
     def get_average(self, Py_ssize_t k):
         """The average of the inner iterates 1..k since :meth:`reset_average`
         (steps 0..k-1 of :func:`dp_cd_steps` with ``averaging=True``)."""
+        self.check_live()
         if k < 1:
             raise ValueError(f"k must be >= 1, got {k}")
         out = np.empty(self.n_features)
@@ -267,6 +329,7 @@ cdef class CoordinateBlocks:
 
     def set_theta(self, theta):
         """Overwrite the iterate with ``theta`` (shape (n_features,))."""
+        self.check_live()
         if np.shape(theta) != (self.n_features,):
             raise ValueError(f"theta must have shape ({self.n_features},)")
         cdef const double[::1] view = np.ascontiguousarray(theta, dtype=np.float64)
@@ -453,6 +516,7 @@ def dp_cd_steps(
     cdef double* deriv_
     cdef double grad, old, new, delta, inv_n = 1.0 / n
     check_loss(loss)
+    blocks.check_live()
     if <uint64_t> p != streams.p:
         raise ValueError(f"streams were made for {streams.p} features, "
                          f"blocks hold {p}")

@@ -26,6 +26,7 @@ from ._core cimport (
 from ._noise cimport IntegerNoise, grid_release, noise_draw
 from ._noisy_max cimport NoisyMax
 from ._random cimport generator_bitgen
+from ._immutable import immutable_key, is_alive
 
 cdef enum:
     GS_S = 0
@@ -102,10 +103,10 @@ def entries(X, intercept_scaling=None):
     arrays live (:data:`RECORDS_KEPT` at most): the fits of a sweep build them
     once per process.
     """
-    key = _immutable_key(X, intercept_scaling)
+    key = immutable_key(X, intercept_scaling)
     if key is not None:
         hit = _RECORDS.pop(key[0], None)
-        if hit is not None and all(ref() is root for ref, root in zip(hit[0], key[1])):
+        if hit is not None and is_alive(hit[0], key[1]):
             _RECORDS[key[0]] = hit  # the most recent last
             return hit[1]
     records = _entries(X, intercept_scaling)
@@ -123,34 +124,6 @@ def entries(X, intercept_scaling=None):
 #: immutable matrices whose records are kept (the most recent)
 RECORDS_KEPT = 4
 _RECORDS = {}
-
-
-def _immutable_key(X, intercept_scaling):
-    """``(key, roots)`` for an immutable X (see :func:`entries`), else None.
-
-    ``roots``: the objects owning the memory of X's three arrays (weakly
-    referenced by the cache: a key whose owners died is stale); ``key``: their
-    identities, the arrays' addresses, lengths and dtypes, X's shape, the
-    intercept."""
-    parts, roots = [X.shape, intercept_scaling], []
-    for a in (X.data, X.indices, X.indptr):
-        root = a
-        while True:
-            if isinstance(root, np.ndarray):
-                if root.flags.writeable:
-                    return None
-                if root.base is None:
-                    break
-                root = root.base
-            else:  # a read-only memory map's mmap, bytes
-                break
-        try:
-            weakref.ref(root)
-        except TypeError:
-            return None
-        roots.append(root)
-        parts += [id(root), a.__array_interface__["data"][0], a.shape[0], a.dtype.str]
-    return tuple(parts), roots
 
 
 def _entries(X, intercept_scaling):

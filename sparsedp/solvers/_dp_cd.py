@@ -76,26 +76,29 @@ class DPCD(PrivateSolver):
                                   intercept_scaling=problem.intercept_scaling)
         streams = RandomStreams(p, *split_generator(generator), selection=options["order"],
                                 noise=noise)
-        every = max(1, int(round(options["trace_every"] * p)))
-        passes_done, values, moves = [], [], 0
-        for t in range(T):
-            blocks.set_theta(w)
-            blocks.reset_average()
-            # X @ 0 is +0.0 in every row, as scipy computes it: no product needed
-            margin = problem.margin(w) if w.any() else np.zeros(problem.n)
-            deriv = datafit.derivative(margin, y)
-            k = 0
-            while k < K:
-                todo = min(K - k, every - (t * K + k) % every) if trace else K
-                moves += dp_cd_steps(
-                    kernel_id(datafit), blocks, y, margin, deriv, mode, grid, inv_grid,
-                    averaging, k, todo, penalty.l1, penalty.l2, streams)
-                k += todo
-                if trace and ((t * K + k) % every == 0 or (t == T - 1 and k == K)):
-                    current = blocks.get_average(k) if averaging else blocks.get_theta()
-                    passes_done.append((t * K + k) / p)
-                    values.append(problem.objective(current))
-            w = blocks.get_average(K) if averaging else blocks.get_theta()
+        try:  # the blocks' layout is kept for the next fit on an immutable X
+            every = max(1, int(round(options["trace_every"] * p)))
+            passes_done, values, moves = [], [], 0
+            for t in range(T):
+                blocks.set_theta(w)
+                blocks.reset_average()
+                # X @ 0 is +0.0 in every row, as scipy computes it: no product needed
+                margin = problem.margin(w) if w.any() else np.zeros(problem.n)
+                deriv = datafit.derivative(margin, y)
+                k = 0
+                while k < K:
+                    todo = min(K - k, every - (t * K + k) % every) if trace else K
+                    moves += dp_cd_steps(
+                        kernel_id(datafit), blocks, y, margin, deriv, mode, grid, inv_grid,
+                        averaging, k, todo, penalty.l1, penalty.l2, streams)
+                    k += todo
+                    if trace and ((t * K + k) % every == 0 or (t == T - 1 and k == K)):
+                        current = blocks.get_average(k) if averaging else blocks.get_theta()
+                        passes_done.append((t * K + k) / p)
+                        values.append(problem.objective(current))
+                w = blocks.get_average(K) if averaging else blocks.get_theta()
+        finally:
+            blocks.release()
 
         C = constants.thresholds
         info = {"noise_multiplier": 0.0 if release is None else release.multiplier,

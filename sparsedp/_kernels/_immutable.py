@@ -1,0 +1,50 @@
+"""What the kernels keep per process for an immutable matrix, and when it is one.
+
+A sweep fits the same data hundreds of times; the layouts a kernel derives from
+``X`` (DP-GCD's column and row records, DP-CD's packed blocks) only depend on
+``X``, so they can be built once per process, provided ``X`` cannot change in
+the meantime.  :func:`immutable_key` says whether it cannot: every array of its
+data, indices and indptr, and every array they view, read-only (a read-only
+memory map, :class:`sparsedp.experiments.Problem`'s copy).  The cache holds
+weak references to the arrays' owners: an entry whose owners died is stale.
+"""
+import weakref
+
+import numpy as np
+
+__all__ = ["immutable_key", "is_alive"]
+
+
+def immutable_key(X, *extra):
+    """``(key, roots)`` for an immutable CSC or CSR ``X``, else None.
+
+    ``roots``: the objects owning the memory of X's three arrays (to be weakly
+    referenced by a cache); ``key``: their identities, the arrays' addresses,
+    lengths and dtypes, X's shape, and ``extra`` (what else the cached layout
+    depends on, hashable).
+    """
+    parts, roots = [X.shape, *extra], []
+    for a in (X.data, X.indices, X.indptr):
+        root = a
+        while True:
+            if isinstance(root, np.ndarray):
+                if root.flags.writeable:
+                    return None
+                if root.base is None:
+                    break
+                root = root.base
+            else:  # a read-only memory map's mmap, bytes
+                break
+        try:
+            weakref.ref(root)
+        except TypeError:
+            return None
+        roots.append(root)
+        parts += [id(root), a.__array_interface__["data"][0], a.shape[0], a.dtype.str]
+    return tuple(parts), roots
+
+
+def is_alive(refs, roots):
+    """Whether the weak references ``refs`` (of a cache entry) still point at ``roots``
+    (the owners :func:`immutable_key` found now): the entry is for this very X."""
+    return all(ref() is root for ref, root in zip(refs, roots))
