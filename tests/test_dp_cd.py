@@ -902,3 +902,19 @@ def test_fit_on_kept_blocks_is_the_fit_on_fresh_ones(intercept):
         for res in fits[1:]:
             np.testing.assert_array_equal(res.coef, fits[0].coef)
             assert res.intercept == fits[0].intercept
+
+
+def test_kept_blocks_go_with_their_matrix():
+    """The layout kept for a read-only X is dropped as soon as X's arrays are
+    (no 100 MB buffer outliving the sweep's problem)."""
+    import gc
+    from sparsedp._kernels import _dp_cd_fast
+    X, _ = make_sparse_problem(30, 25, density=0.2, seed=5)
+    frozen, arrays = read_only_csc(sp.csc_array(X))
+    b = CoordinateBlocks(frozen, np.ones(25), np.ones(25), np.zeros(25))
+    b.release()
+    kept = len(_dp_cd_fast._FREE_BLOCKS)
+    assert kept >= 1
+    del frozen, arrays, b
+    gc.collect()
+    assert len(_dp_cd_fast._FREE_BLOCKS) == kept - 1

@@ -143,6 +143,14 @@ BLOCKS_KEPT = 2
 _FREE_BLOCKS = {}
 
 
+def _forget(key):
+    """A weak reference's callback: drop the layout kept under ``key``."""
+    def forget(_):
+        if _FREE_BLOCKS is not None:  # (None at interpreter shutdown)
+            _FREE_BLOCKS.pop(key, None)
+    return forget
+
+
 cdef class CoordinateBlocks:
     """Per-coordinate parameters, iterate and column of a CSC matrix, one block each.
 
@@ -213,8 +221,8 @@ cdef class CoordinateBlocks:
             self.reused = True
         else:
             self._pack(X, s, with_intercept)
-        if key is not None:
-            self._kept = (key[0], [weakref.ref(root) for root in key[1]])
+        if key is not None:  # a kept layout goes when one of X's arrays does
+            self._kept = (key[0], [weakref.ref(root, _forget(key[0])) for root in key[1]])
         cdef int64_t[::1] offsets = self._offsets
         cdef unsigned char[::1] buffer = self._buffer
         self.base = <char*> &buffer[0]
