@@ -1,8 +1,10 @@
 """run_grid: every (problem, solver, grid point, run) as one task, in parallel, resumable."""
 import collections
+import ctypes
 import math
 import os
 import shutil
+import sys
 import tempfile
 import uuid
 import warnings
@@ -176,8 +178,45 @@ def _chunks(calls, workers, guided=True):
 def _run_chunk(problem, tails):
     """Run a chunk of one problem's tasks in a worker: a list of their rows."""
     if isinstance(problem, _SharedProblem):
+        _settle_allocator()
         problem = problem.load()
     return [run_task(problem, *tail) for tail in tails]
+
+
+#: glibc's malloc settings in a sweep's local worker processes (see _settle_allocator)
+MMAP_THRESHOLD = 32 << 20
+TRIM_THRESHOLD = 64 << 20
+_ALLOCATOR_SETTLED = []
+
+
+def _settle_allocator():
+    """In a local worker process, on glibc: serve blocks below 32 MB from the heap and
+    keep up to 64 MB of freed heap (once per process).
+
+    A fit makes a few dozen temporary arrays of one value per feature (800 kB on
+    dorothea's 100,000 columns).  glibc maps each block above its mmap threshold
+    afresh, and a fresh mapping costs a page fault per 4 kB page: up to 9 ms a
+    DP-GCD fit, more than its kernel.  glibc raises the threshold itself (to at most
+    32 MB, the trim threshold to twice that) once a large mapped block is freed,
+    which the parent process of a sweep has long done, but a new worker may not for
+    many fits: a DP-GCD sweep ran 0.92 s on two workers against 0.58 s with these
+    settings, 1.06 s on one.  These are the values glibc's own adjustment reaches;
+    they only change where memory comes from, never a value computed.  Nothing is
+    done elsewhere (no glibc, ``mallopt`` missing) or in the caller's process.
+    """
+    if _ALLOCATOR_SETTLED:
+        return
+    _ALLOCATOR_SETTLED.append(True)
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    m_trim_threshold, m_mmap_threshold = -1, -3  # glibc's malloc.h
+    mallopt(m_mmap_threshold, MMAP_THRESHOLD)
+    mallopt(m_trim_threshold, TRIM_THRESHOLD)
 
 
 def _progress(total, enabled, desc):
