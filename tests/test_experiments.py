@@ -571,3 +571,18 @@ def test_sweep_workers_reuse_freed_memory():
             for mode in ("plain", "settle")}
     assert min(runs["plain"][1:]) > 3000
     assert runs["settle"][1:] == [0] * 5
+
+
+def test_only_worker_processes_settle_their_allocator(monkeypatch):
+    """_run_chunk settles the allocator in a process other than run_grid's, never in
+    the caller's own (threads), and runs the tasks either way."""
+    import os
+    calls = []
+    monkeypatch.setattr(_runner, "_settle_allocator", lambda: calls.append(True))
+    monkeypatch.setattr(_runner, "run_task", lambda problem, *tail: tail)
+    assert _runner._run_chunk("p", [(1,), (2,)], os.getpid()) == [(1,), (2,)]
+    assert calls == []
+    assert _runner._run_chunk("p", [(3,)], os.getpid() + 1) == [(3,)]
+    assert calls == [True]
+    _runner._run_chunk("p", [(4,)])  # no caller given: as the caller's own process
+    assert calls == [True]

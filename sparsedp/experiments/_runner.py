@@ -77,8 +77,9 @@ def _executor(n_jobs):
         workers = max(1, joblib.effective_n_jobs(n_jobs))
         local = _local_processes(joblib)
         chunks = _chunks(calls, workers, guided=local)
+        caller = os.getpid()
         if not local:
-            yield from parallel(joblib.delayed(_run_chunk)(problem, tails)
+            yield from parallel(joblib.delayed(_run_chunk)(problem, tails, caller)
                                 for problem, tails in chunks)
             return
         folder = tempfile.mkdtemp(prefix="sparsedp-sweep-", dir=_shared_folder())
@@ -87,8 +88,9 @@ def _executor(n_jobs):
             for problem, _ in chunks:
                 if id(problem) not in shared:
                     shared[id(problem)] = _SharedProblem(problem, folder)
-            yield from parallel(joblib.delayed(_run_chunk)(shared[id(problem)], tails)
-                                for problem, tails in chunks)
+            yield from parallel(
+                joblib.delayed(_run_chunk)(shared[id(problem)], tails, caller)
+                for problem, tails in chunks)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
     return run
@@ -175,10 +177,16 @@ def _chunks(calls, workers, guided=True):
     return chunks
 
 
-def _run_chunk(problem, tails):
-    """Run a chunk of one problem's tasks in a worker: a list of their rows."""
-    if isinstance(problem, _SharedProblem):
+def _run_chunk(problem, tails, caller=None):
+    """Run a chunk of one problem's tasks in a worker: a list of their rows.
+
+    ``caller``: the process id of run_grid's process; a worker in another process
+    settles its allocator (:func:`_settle_allocator`), threads of the caller's own
+    process leave it as it is.
+    """
+    if caller is not None and os.getpid() != caller:
         _settle_allocator()
+    if isinstance(problem, _SharedProblem):
         problem = problem.load()
     return [run_task(problem, *tail) for tail in tails]
 
@@ -190,8 +198,8 @@ _ALLOCATOR_SETTLED = []
 
 
 def _settle_allocator():
-    """In a local worker process, on glibc: serve blocks below 32 MB from the heap and
-    keep up to 64 MB of freed heap (once per process).
+    """In a sweep's worker process, on glibc: serve blocks below 32 MB from the heap
+    and keep up to 64 MB of freed heap (once per process).
 
     A fit makes a few dozen temporary arrays of one value per feature (800 kB on
     dorothea's 100,000 columns).  glibc maps each block above its mmap threshold
@@ -199,10 +207,12 @@ def _settle_allocator():
     DP-GCD fit, more than its kernel.  glibc raises the threshold itself (to at most
     32 MB, the trim threshold to twice that) once a large mapped block is freed,
     which the parent process of a sweep has long done, but a new worker may not for
-    many fits: a DP-GCD sweep ran 0.92 s on two workers against 0.58 s with these
-    settings, 1.06 s on one.  These are the values glibc's own adjustment reaches;
-    they only change where memory comes from, never a value computed.  Nothing is
-    done elsewhere (no glibc, ``mallopt`` missing) or in the caller's process.
+    many fits: a DP-GCD sweep ran 0.92 s on two loky workers against 0.61 s with
+    these settings, 1.06 s on one, and the 240-fit sweep on a two-worker Dask
+    ``LocalCluster`` 2.00 s against 1.09 s.  These are the values glibc's own
+    adjustment reaches; they only change where memory comes from, never a value
+    computed.  Nothing is done elsewhere (no glibc, ``mallopt`` missing) or in the
+    caller's process (threads).
     """
     if _ALLOCATOR_SETTLED:
         return
