@@ -559,15 +559,15 @@ print(counts)
 
 @pytest.mark.skipif(not sys.platform.startswith("linux") or platform.libc_ver()[0] != "glibc",
                     reason="the allocator settings are glibc's")
-def test_sweep_workers_reuse_freed_memory():
+def test_sweep_workers_reuse_freed_memory(tmp_path):
     """A sweep's worker process (_settle_allocator) serves a fit's 800 kB temporaries
     from memory freed by the previous fit: no page fault after the first round,
     where a fresh process with glibc's initial settings faults on every 4 kB page
     of every round (the control, about 3,900 faults a round)."""
     import subprocess
     runs = {mode: json.loads(subprocess.run([sys.executable, "-c", ALLOCATION_PROBE, mode],
-                                            capture_output=True, text=True,
-                                            check=True).stdout)
+                                            capture_output=True, text=True, check=True,
+                                            cwd=tmp_path).stdout)  # the installed package
             for mode in ("plain", "settle")}
     assert min(runs["plain"][1:]) > 3000
     assert runs["settle"][1:] == [0] * 5
