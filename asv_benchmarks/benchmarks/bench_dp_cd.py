@@ -65,3 +65,36 @@ class DPCDSolver:
     def time_dp_cd_5_passes(self):
         dp_cd(self.X, self.y, Logistic(), L1(1e-3), epsilon=1.0, delta=1e-5, passes=5,
               clip=1.0, smoothness=self.M, random_state=0)
+
+
+class DPCDBlocks:
+    """The kernel's blocks of the dorothea-shaped X (``CoordinateBlocks``): packed
+    afresh (``fresh``, X writeable: every fit), or taken from a released instance
+    (``kept``, X read-only as a :class:`sparsedp.experiments.Problem` holds it: a
+    sweep's fits after the first), and a short DP-CD fit (0.1 pass, as in a sweep)
+    either way."""
+
+    params = ["fresh", "kept"]
+    param_names = ["blocks"]
+
+    def setup(self, blocks):
+        import scipy.sparse as sp
+        X, y = dorothea_like()
+        if blocks == "kept":
+            arrays = [np.array(a) for a in (X.data, X.indices, X.indptr)]
+            for a in arrays:
+                a.setflags(write=False)
+            X = sp.csc_array(tuple(arrays), shape=X.shape, copy=False)
+        self.X, self.y = X, y
+        p = X.shape[1]
+        self.steps, self.clips, self.theta = np.ones(p), np.ones(p), np.zeros(p)
+        self.M = np.full(p, 0.3)
+        self.time_pack(blocks)  # a first layout to keep (when it is kept)
+        self.time_short_fit(blocks)
+
+    def time_pack(self, blocks):
+        CoordinateBlocks(self.X, self.steps, self.clips, self.theta).release()
+
+    def time_short_fit(self, blocks):
+        dp_cd(self.X, self.y, Squared(), L1(0.1), epsilon=1.0, delta=1e-6, passes=0.1,
+              clip=0.1, smoothness=self.M, random_state=0)
