@@ -12,7 +12,7 @@ from sparsedp.privacy import calibrate_gaussian
 from sparsedp.solvers import dp_cd
 from sparsedp.solvers._dp_cd import split_generator
 
-from .common import dorothea_like
+from .common import dorothea_like, read_only
 
 
 class DPCDPass:
@@ -78,13 +78,9 @@ class DPCDBlocks:
     param_names = ["blocks"]
 
     def setup(self, blocks):
-        import scipy.sparse as sp
         X, y = dorothea_like()
         if blocks == "kept":
-            arrays = [np.array(a) for a in (X.data, X.indices, X.indptr)]
-            for a in arrays:
-                a.setflags(write=False)
-            X = sp.csc_array(tuple(arrays), shape=X.shape, copy=False)
+            X = read_only(X)
         self.X, self.y = X, y
         p = X.shape[1]
         self.steps, self.clips, self.theta = np.ones(p), np.ones(p), np.zeros(p)

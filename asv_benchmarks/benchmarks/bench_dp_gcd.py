@@ -11,7 +11,7 @@ from sparsedp.solvers import calibrate_dp_gcd, dp_gcd
 from sparsedp.solvers._dp_gcd import SCORE_FLOAT_FACTOR
 from sparsedp.solvers._release import GridRelease
 
-from .common import clear_caches, dorothea_like
+from .common import clear_caches, dorothea_like, read_only
 
 
 def greedy_kernel_args(X, y, datafit, lam, clip, selection, n_iter):
@@ -103,13 +103,9 @@ class DPGCDRecords:
     timeout = 120
 
     def setup(self, records):
-        import scipy.sparse as sp
         X, y = dorothea_like(logistic=True)
         if records == "kept":
-            arrays = [np.array(a) for a in (X.data, X.indices, X.indptr)]
-            for a in arrays:
-                a.setflags(write=False)
-            X = sp.csc_array(tuple(arrays), shape=X.shape, copy=False)
+            X = read_only(X)
         self.X, self.y = X, y
         self.M = np.full(X.shape[1], 0.25)
         self.time_fit(records)  # calibration memoised, records kept (when they are)

@@ -48,6 +48,16 @@ def dorothea_like(seed=0, logistic=False):
     return X, y
 
 
+def read_only(X):
+    """A CSC copy of X whose arrays are read-only, as a
+    :class:`sparsedp.experiments.Problem` holds it (the kernels keep what they
+    derive from such a matrix once per process)."""
+    arrays = [np.array(a) for a in (X.data, X.indices, X.indptr)]
+    for a in arrays:
+        a.setflags(write=False)
+    return sp.csc_array(tuple(arrays), shape=X.shape, copy=False)
+
+
 def datafit_problem(name):
     """``(datafit, X, y)``: the dorothea-shaped problem validated for ``"squared"`` or
     ``"logistic"``."""
