@@ -698,6 +698,39 @@ def test_narrow_and_wide_rows_run_the_same_steps(logistic):
         np.testing.assert_array_equal(u, v)
 
 
+def test_restart_is_set_theta_then_reset_average():
+    """restart(theta), one walk, leaves the blocks as set_theta(theta) then
+    reset_average() do (the same steps after it: the same iterates and averages, bit
+    for bit); a fresh instance starts as after restart(start)."""
+    X, y = make_sparse_problem(n=40, p=7, density=0.5, seed=3)
+    p = X.shape[1]
+    M = Squared().smoothness(X)
+    start, theta = np.linspace(-0.5, 0.5, p), np.linspace(1, -1, p)
+    runs = []
+    for how in ("two calls", "restart"):
+        blocks = CoordinateBlocks(X, 1.0 / M, np.full(p, 0.5), start)
+        streams, grid, inv = noisy_streams(p, 2.0)
+        seen = [blocks.get_theta()]
+        for period, w in enumerate((start, theta)):
+            if period and how == "restart":
+                blocks.restart(w)
+            elif period:
+                blocks.set_theta(w)
+                blocks.reset_average()
+            margin = X @ w
+            deriv = Squared().derivative(margin, y)
+            dp_cd_steps(SQUARED, blocks, y, margin, deriv, "grid", grid, inv, True, 0, 20,
+                        0.05, 0.0, streams)
+            seen += [blocks.get_theta(), blocks.get_average(20)]
+        runs.append(seen)
+    for u, v in zip(*runs):
+        np.testing.assert_array_equal(u, v)
+    assert not np.array_equal(runs[0][1], start)  # the steps did move
+    np.testing.assert_array_equal(runs[0][0], start)
+    with pytest.raises(ValueError, match="theta must have shape"):
+        blocks.restart(np.zeros(p + 1))
+
+
 def test_lazy_average_in_the_headers_equals_the_naive_average():
     """get_average(k) is the mean of the iterates after steps 1..k (one step per
     call, theta recorded after each), also after reset_average and across calls;

@@ -162,7 +162,8 @@ cdef class CoordinateBlocks:
     cache misses: smaller blocks, fewer lines).  ``offsets[p]`` is the total
     size; the buffer is 64-byte aligned.  The kernel trusts the layout, so Python
     code never sees it (theta: :meth:`get_theta`, :meth:`set_theta`; the average:
-    :meth:`reset_average`, :meth:`get_average`).  Not thread-safe: one
+    :meth:`reset_average`, :meth:`get_average`; both at a period's start:
+    :meth:`restart`).  A new instance starts as after ``restart(theta)``.  Not thread-safe: one
     :func:`dp_cd_steps` call at a time per instance.
 
     The columns' part of the layout depends on X alone: for an immutable X
@@ -334,6 +335,19 @@ cdef class CoordinateBlocks:
         if k + 1 < last:  # a step after iterate k already moved theta
             raise ValueError(f"k = {k} is before the last recorded move (iterate {last - 1})")
         return out
+
+    def restart(self, theta):
+        """:meth:`set_theta` then :meth:`reset_average` in one walk over the blocks
+        (a period's start: each walk costs a cache miss per coordinate)."""
+        self.check_live()
+        if np.shape(theta) != (self.n_features,):
+            raise ValueError(f"theta must have shape ({self.n_features},)")
+        cdef const double[::1] view = np.ascontiguousarray(theta, dtype=np.float64)
+        cdef Py_ssize_t j
+        cdef Header* h
+        for j in range(self.n_features):
+            h = self.header(j)
+            h.theta, h.wsum, h.stamp = view[j], 0.0, 1
 
     def set_theta(self, theta):
         """Overwrite the iterate with ``theta`` (shape (n_features,))."""

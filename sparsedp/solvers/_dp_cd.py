@@ -80,8 +80,8 @@ class DPCD(PrivateSolver):
             every = max(1, int(round(options["trace_every"] * p)))
             passes_done, values, moves = [], [], 0
             for t in range(T):
-                blocks.set_theta(w)
-                blocks.reset_average()
+                if t:  # the new blocks start at w, their average empty
+                    blocks.restart(w)
                 # X @ 0 is +0.0 in every row, as scipy computes it: no product needed
                 margin = problem.margin(w) if w.any() else np.zeros(problem.n)
                 deriv = datafit.derivative(margin, y)
