@@ -596,6 +596,73 @@ def test_fit_on_kept_records_is_the_fit_on_fresh_ones():
         np.testing.assert_array_equal(fits[0], fits[2])
 
 
+def test_clipped_gradient_at_zero_is_kept_for_immutable_data_and_equal_thresholds():
+    """A kernel from w = 0 on read-only X and y takes the clipped gradient an earlier
+    one computed with the same loss and thresholds (bit for bit the same C): its
+    selections, releases and iterate are the kernel's on writeable copies, which
+    compute it afresh.  Other thresholds, a writeable y, a start coef_init or another
+    loss compute it afresh; a kept gradient goes with its data."""
+    import gc
+
+    from sparsedp._kernels import _dp_gcd_fast
+    X, y = make_sparse_problem(50, 30, density=0.2, seed=11)
+    X = sp.csc_array(X)
+    frozen = read_only_csc(X)[0]
+    y_frozen = np.array(y)
+    y_frozen.setflags(write=False)
+
+    def run(A, b, clip, seed, datafit=Squared(), **kwargs):
+        kernel, M, C = make_kernel(A, b, datafit, L1(0.01), clip, selection="laplace",
+                                   b=0.05, noise=0.02, seed=seed, **kwargs)
+        selected, released = kernel.run(12)
+        return kernel.reused_start, selected, released, np.asarray(kernel.coef)
+
+    for clip in (0.5, 2.0):
+        for seed in range(3):
+            fresh = run(X, y, clip, seed)
+            kept = run(frozen, y_frozen, clip, seed)
+            assert not fresh[0]
+            assert kept[0] == (seed > 0)  # the first run of a clip computes it
+            for u, v in zip(fresh[1:], kept[1:]):
+                np.testing.assert_array_equal(u, v)
+    assert run(frozen, y_frozen, 0.5 * (1 + 2 ** -52), 0)[0] is False  # C differs by an ulp
+    assert run(frozen, y_frozen, 0.5, 0)[0] is True
+    assert run(frozen, np.array(y), 0.5, 0)[0] is False  # y writeable
+    y_sign = np.where(y_frozen > 0, 1.0, -1.0)
+    y_sign.setflags(write=False)
+    assert run(frozen, y_sign, 0.5, 0, datafit=Logistic())[0] is False  # other y and loss
+    assert run(frozen, y_sign, 0.5, 0, datafit=Logistic())[0] is True
+    M = Squared().smoothness(X)
+    C = np.sqrt(M / M.sum()) * 0.5
+    moved = GreedyKernel(frozen, y_frozen, kernel_id(Squared()), M, C, 1.0 / M, 0.0, 0.0,
+                         "gs-r", "argmax", 0.0, "none", None, np.zeros(30), np.zeros(30),
+                         np.random.default_rng(0), coef_init=np.full(30, 0.1))
+    assert not moved.reused_start
+    kept_before = len(_dp_gcd_fast._STARTS)
+    assert kept_before >= 4
+    del frozen, moved
+    gc.collect()
+    run(read_only_csc(X)[0], y_frozen, 3.0, 0)  # prunes the dead matrix's gradients
+    assert len(_dp_gcd_fast._STARTS) <= kept_before - 4 + 1
+
+
+def test_problem_holds_read_only_copies_of_its_data():
+    """A Problem's X and y are its own read-only copies, also once unpickled: the
+    kernels keep what they derive from them (DP-GCD's gradient at 0) across fits."""
+    import pickle
+
+    from sparsedp.experiments import Problem
+    X, y = make_sparse_problem(20, 8, density=0.4, seed=1)
+    problem = Problem("p", X, y, Squared())
+    before = y.copy()
+    y[0] += 1.0
+    np.testing.assert_array_equal(problem.y, before)
+    for prob in (problem, pickle.loads(pickle.dumps(problem))):
+        assert not prob.y.flags.writeable and not prob.X.data.flags.writeable
+        with pytest.raises(ValueError, match="read-only"):
+            prob.y[0] = 0.0
+
+
 @pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
 def test_kernel_records_are_the_csr_transpose(index_dtype):
     """GreedyKernel's row records (a counting sort in Cython) equal X.tocsr() with

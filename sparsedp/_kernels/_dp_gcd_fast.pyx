@@ -125,6 +125,40 @@ def entries(X, intercept_scaling=None):
 RECORDS_KEPT = 4
 _RECORDS = {}
 
+#: clipped gradients at w = 0 kept (the most recent), see :func:`_kept_start`
+STARTS_KEPT = 8
+_STARTS = []
+
+
+def _start_key(X, y, int loss, intercept_scaling):
+    """``(key, roots)`` of a fit from w = 0 on immutable X and y, else None."""
+    return immutable_key(X, intercept_scaling, loss, "clipped gradient at 0", also=(y,))
+
+
+def _kept_start(key, C):
+    """The clipped gradient at w = 0 kept for ``key`` and thresholds equal to ``C``
+    (bit for bit), or None.
+
+    At w = 0 the gradient depends only on X, y, the loss and C: the runs of a grid
+    point (other seeds, the same C) and the grid points that share a clip start
+    from the same one.  Kept for immutable X and y alone (:func:`_start_key`).
+    """
+    for k, (parts, refs, kept_C, G) in enumerate(_STARTS):
+        if parts == key[0] and is_alive(refs, key[1]) and np.array_equal(kept_C, C):
+            _STARTS.append(_STARTS.pop(k))  # the most recent last
+            return G
+    return None
+
+
+def _keep_start(key, C, G):
+    _STARTS[:] = [e for e in _STARTS if all(ref() is not None for ref in e[1])]
+    kept_C, kept_G = np.array(C), np.array(G)
+    kept_C.setflags(write=False)
+    kept_G.setflags(write=False)
+    _STARTS.append((key[0], [weakref.ref(root) for root in key[1]], kept_C, kept_G))
+    while len(_STARTS) > STARTS_KEPT:
+        del _STARTS[0]
+
 
 def _entries(X, intercept_scaling):
     n, p = X.shape
@@ -218,6 +252,8 @@ cdef class GreedyKernel:
     cdef object generator
     cdef bitgen_t* rng
     cdef readonly int64_t n_refreshes
+    #: the clipped gradient at w = 0 came from an earlier fit (:func:`_kept_start`)
+    cdef readonly bint reused_start
     cdef bint estimate_steps
     cdef IntegerNoise step_noise
     cdef double step_grid, step_inv_grid, step_beta, step_bound, step_floor, step_gamma
@@ -281,7 +317,15 @@ cdef class GreedyKernel:
         # the gradient's sensitivity 2 C_k: the scores' sensitivity allows for it.
         limit = min(limit, DRIFT_FRACTION / ((self.n + 2) * 2.0 ** -53))
         self.work_limit = <int64_t> limit if limit < 2.0 ** 62 else 2 ** 62
-        self.recompute()
+        key = None if coef_init is not None else _start_key(X, y, loss, intercept_scaling)
+        start = None if key is None else _kept_start(key, C)
+        self.reused_start = start is not None
+        if start is None:
+            self.recompute()
+            if key is not None:
+                _keep_start(key, C, self.G)
+        else:
+            self.start_at_zero(start)
         scores = np.empty(self.p)
         cdef double[::1] score_view = scores
         cdef Py_ssize_t k
@@ -302,6 +346,17 @@ cdef class GreedyKernel:
             self.deriv[i] = loss_derivative(self.loss, self.margin[i], self.y[i])
         for j in range(self.p):
             self.G[j] = self.column_clipped_gradient(j, &self.deriv[0])
+        self.since_refresh = 0
+        self.work = 0
+
+    cdef void start_at_zero(self, const double[::1] G) noexcept nogil:
+        """:meth:`recompute` at w = 0 with the clipped gradient ``G`` known (kept)."""
+        cdef Py_ssize_t i, j
+        for i in range(self.n):
+            self.margin[i] = 0.0
+            self.deriv[i] = loss_derivative(self.loss, 0.0, self.y[i])
+        for j in range(self.p):
+            self.G[j] = G[j]
         self.since_refresh = 0
         self.work = 0
 

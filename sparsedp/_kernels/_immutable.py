@@ -3,7 +3,8 @@
 A sweep fits the same data hundreds of times; the layouts a kernel derives from
 ``X`` (DP-GCD's column and row records, DP-CD's packed blocks) only depend on
 ``X``, so they can be built once per process, provided ``X`` cannot change in
-the meantime.  :func:`immutable_key` says whether it cannot: every array of its
+the meantime (DP-GCD's clipped gradient at ``w = 0`` also depends on ``y``, the
+loss and the thresholds: kept for the runs of a grid point).  :func:`immutable_key` says whether it cannot: every array of its
 data, indices and indptr, and every array they view, read-only (a read-only
 memory map, :class:`sparsedp.experiments.Problem`'s copy).  The cache holds
 weak references to the arrays' owners: an entry whose owners died is stale.
@@ -15,33 +16,46 @@ import numpy as np
 __all__ = ["immutable_key", "is_alive"]
 
 
-def immutable_key(X, *extra):
+def immutable_key(X, *extra, also=()):
     """``(key, roots)`` for an immutable CSC or CSR ``X``, else None.
 
     ``roots``: the objects owning the memory of X's three arrays (to be weakly
     referenced by a cache); ``key``: their identities, the arrays' addresses,
     lengths and dtypes, X's shape, and ``extra`` (what else the cached layout
-    depends on, hashable).
+    depends on, hashable).  ``also``: more arrays the cached value depends on (y),
+    which must be immutable too (their roots follow X's).
     """
     parts, roots = [X.shape, *extra], []
-    for a in (X.data, X.indices, X.indptr):
-        root = a
-        while True:
-            if isinstance(root, np.ndarray):
-                if root.flags.writeable:
-                    return None
-                if root.base is None:
-                    break
-                root = root.base
-            else:  # a read-only memory map's mmap, bytes
-                break
-        try:
-            weakref.ref(root)
-        except TypeError:
+    for a in (X.data, X.indices, X.indptr, *also):
+        root = _read_only_root(a)
+        if root is None:
             return None
         roots.append(root)
-        parts += [id(root), a.__array_interface__["data"][0], a.shape[0], a.dtype.str]
+        parts += [id(root), a.__array_interface__["data"][0], a.shape, a.strides,
+                  a.dtype.str]
     return tuple(parts), roots
+
+
+def _read_only_root(a):
+    """The object owning the memory of array ``a`` when ``a`` and every array it
+    views are read-only (and the owner can be weakly referenced), else None."""
+    if not isinstance(a, np.ndarray):
+        return None
+    root = a
+    while True:
+        if isinstance(root, np.ndarray):
+            if root.flags.writeable:
+                return None
+            if root.base is None:
+                break
+            root = root.base
+        else:  # a read-only memory map's mmap, bytes
+            break
+    try:
+        weakref.ref(root)
+    except TypeError:
+        return None
+    return root
 
 
 def is_alive(refs, roots):

@@ -76,10 +76,12 @@ class Problem:
         if not isinstance(name, str) or not name.strip():
             raise TypeError(f"name must be a non-empty str, got {name!r}")
         self.name = name
-        X, self.y = check_X_y(X, y, datafit)
-        # the problem's own copy, read-only: what a solver derives from X alone
-        # (DP-GCD's records) is then built once per process for all the fits
+        X, y = check_X_y(X, y, datafit)
+        # the problem's own copies, read-only: what a solver derives from X and y
+        # alone (DP-GCD's records, DP-CD's blocks) is then built once per process
+        # for all the fits
         self.X = _own_read_only(X, copy=True)
+        self.y = _own_read_only_array(y, copy=True)
         self.datafit = datafit
         self.penalty = as_penalty(penalty)
         p = self.X.shape[1]
@@ -180,6 +182,7 @@ class Problem:
         # writeable, or over the pickle's buffers: the problem's own and read-only again
         self.__dict__.update(state)
         self.X = _own_read_only(self.X, copy=False)
+        self.y = _own_read_only_array(self.y, copy=False)
 
     def __sizeof__(self):
         # what the data weighs: read by dask's sizeof, so that joblib's dask
@@ -194,17 +197,21 @@ class Problem:
                 f"{self.datafit!r} + {self.penalty!r}, F*={f_star})")
 
 
+def _own_read_only_array(a, copy):
+    """``a`` read-only and its own: a copy (always with ``copy``, else when it views
+    another object's memory), except a read-only memory map (joblib's), kept."""
+    read_only_map = isinstance(a, np.memmap) and not a.flags.writeable
+    if copy or not (read_only_map or a.base is None):
+        a = np.array(a)
+    a.setflags(write=False)
+    return a
+
+
 def _own_read_only(X, copy):
     """Canonical CSC ``X`` on read-only arrays of its own: copies (all with ``copy``,
     else those that view another object's memory), except a read-only memory map
     (joblib's), kept as it is."""
-    arrays = []
-    for a in (X.data, X.indices, X.indptr):
-        read_only_map = isinstance(a, np.memmap) and not a.flags.writeable
-        if copy or not (read_only_map or a.base is None):
-            a = np.array(a)
-        a.setflags(write=False)
-        arrays.append(a)
-    own = sp.csc_array(tuple(arrays), shape=X.shape, copy=False)
+    arrays = tuple(_own_read_only_array(a, copy) for a in (X.data, X.indices, X.indptr))
+    own = sp.csc_array(arrays, shape=X.shape, copy=False)
     own.has_canonical_format = True
     return mark_checked(own)
