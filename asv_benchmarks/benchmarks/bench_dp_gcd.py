@@ -96,16 +96,21 @@ class DPGCDRecords:
     """A short DP-GCD fit (10 iterations, as in a sweep) on the dorothea-shaped
     problem: ``fresh``, X writeable (the row and column records built by every fit);
     ``kept``, X read-only as a :class:`sparsedp.experiments.Problem` holds it (the
-    records built once per process and kept)."""
+    records built once per process and kept); ``kept+start``, X and y read-only (the
+    clipped gradient at w = 0 kept too, for the same thresholds: another run of a
+    grid point)."""
 
-    params = ["fresh", "kept"]
+    params = ["fresh", "kept", "kept+start"]
     param_names = ["records"]
     timeout = 120
 
     def setup(self, records):
         X, y = dorothea_like(logistic=True)
-        if records == "kept":
+        if records != "fresh":
             X = read_only(X)
+        if records == "kept+start":
+            y = np.array(y)
+            y.setflags(write=False)
         self.X, self.y = X, y
         self.M = np.full(X.shape[1], 0.25)
         self.time_fit(records)  # calibration memoised, records kept (when they are)
