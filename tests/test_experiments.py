@@ -117,11 +117,20 @@ def test_dask_backend_on_a_local_cluster_gives_the_same_rows():
     distributed = pytest.importorskip("distributed")
     problem = lasso()
     reference = run(problem, n_jobs=1)
-    with distributed.LocalCluster(processes=False, n_workers=1, threads_per_worker=2,
+    assert _runner._broadcast(joblib, [problem]) == {}  # loky: the problem goes as a file
+    with distributed.LocalCluster(processes=False, n_workers=2, threads_per_worker=1,
                                   dashboard_address=None) as cluster, \
-            distributed.Client(cluster):
+            distributed.Client(cluster) as client:
         with joblib.parallel_config(backend="dask"):
             on_dask = run(problem, n_jobs=-1)
+            # each problem is sent to every worker before the first chunk (not to one
+            # worker, the others stealing from it)
+            sent = _runner._broadcast(joblib, [problem, problem])
+            assert list(sent) == [id(problem)]
+            holders = client.who_has(list(sent.values()))
+            assert len(next(iter(holders.values()))) == 2
+            assert client.submit(lambda p: p.f_star, sent[id(problem)]).result() \
+                == problem.f_star
     assert without_time(on_dask) == without_time(reference)
 
 

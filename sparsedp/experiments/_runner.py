@@ -65,8 +65,9 @@ def _executor(n_jobs):
     problem is written once to a memory-mapped file (:class:`_SharedProblem`) and a
     chunk carries only its handle: a worker loads the problem once for the whole
     sweep, instead of joblib hashing and pickling its arrays for every chunk.
-    Other backends (dask, which scatters large arguments once itself; threads,
-    which share memory) get the problem itself.
+    On Dask each problem is scattered to every worker once (:func:`_broadcast`) and
+    a chunk carries its future; other backends (threads, which share memory) get
+    the problem itself.
     """
     joblib = _joblib(n_jobs)
     if joblib is None:
@@ -79,8 +80,13 @@ def _executor(n_jobs):
         chunks = _chunks(calls, workers, guided=local)
         caller = os.getpid()
         if not local:
-            yield from parallel(joblib.delayed(_run_chunk)(problem, tails, caller)
-                                for problem, tails in chunks)
+            sent = _broadcast(joblib, [problem for problem, _ in chunks])
+            try:
+                yield from parallel(
+                    joblib.delayed(_run_chunk)(sent.get(id(problem), problem), tails, caller)
+                    for problem, tails in chunks)
+            finally:
+                sent.clear()  # the futures' last references: the workers drop the copies
             return
         folder = tempfile.mkdtemp(prefix="sparsedp-sweep-", dir=_shared_folder())
         try:
@@ -94,6 +100,27 @@ def _executor(n_jobs):
         finally:
             shutil.rmtree(folder, ignore_errors=True)
     return run
+
+
+def _broadcast(joblib, problems):
+    """On joblib's Dask backend, ``{id(problem): future}``: each problem scattered to
+    every worker at once (``broadcast=True``), else ``{}``.
+
+    Left to itself, joblib scatters a large argument to one worker and lets the
+    others steal from it: the scheduler sends the tasks where their data is, and
+    on a two-worker ``LocalCluster`` the second worker started its first chunk half
+    a second into a one-second sweep.  A chunk that carries the future gets the
+    worker's own copy (Dask resolves futures among a task's arguments).
+    """
+    backend, _ = joblib.parallel.get_active_backend()
+    if type(backend).__name__ != "DaskDistributedBackend":
+        return {}
+    client = backend.client
+    sent = {}
+    for problem in problems:
+        if id(problem) not in sent:
+            sent[id(problem)] = client.scatter(problem, broadcast=True, hash=False)
+    return sent
 
 
 def _local_processes(joblib):
