@@ -224,15 +224,19 @@ def test_batch_solvers_refuse_a_bad_intercept_scaling(solver, bad, error):
                  fit_intercept="yes", **kw)
 
 
-@pytest.mark.parametrize("nonzeros", [0, 1, 7, 30, 200])
-def test_margin_skips_zero_columns_with_scipys_values(nonzeros):
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+@pytest.mark.parametrize("nonzeros", [0, 1, 7, 16, 17, 30, 200])
+def test_margin_skips_zero_columns_with_scipys_values(nonzeros, index_dtype):
     """Problem.margin (the objective of every diagnostics report) multiplies only
-    the columns of w's nonzeros when they are few: the same float64 values as
-    scipy's ``X @ w`` over all columns, bit for bit, signed zeros included, with and
-    without the intercept column."""
-    from sparsedp.solvers._base import Problem, matvec
+    the columns of w's nonzeros when they are few (one by one up to FEW_COLUMNS,
+    else a slice of X): the same float64 values as scipy's ``X @ w`` over all
+    columns, bit for bit, signed zeros included, with and without the intercept
+    column."""
+    from sparsedp.solvers._base import FEW_COLUMNS, Problem, matvec
+    assert FEW_COLUMNS == 16  # the cases above straddle it
     rng = np.random.default_rng(nonzeros)
     X = sp.random(60, 200, density=0.2, format="csc", random_state=rng)
+    X.indices, X.indptr = X.indices.astype(index_dtype), X.indptr.astype(index_dtype)
     X.data = rng.standard_normal(X.nnz) * 10.0 ** rng.integers(-8, 8, X.nnz)
     w = np.zeros(200)
     idx = rng.choice(200, nonzeros, replace=False)

@@ -160,7 +160,20 @@ def matvec(X, w):
     support = (w != 0).nonzero()[0]
     if 4 * support.size > w.shape[0]:
         return X @ w
-    return X[:, support] @ w[support]
+    if support.size > FEW_COLUMNS:
+        return X[:, support] @ w[support]
+    # a handful of columns (DP-GCD's first iterations): added here, in the order and
+    # with the products scipy uses, without the cost of slicing X (0.1 ms)
+    z = np.zeros(X.shape[0])
+    indptr, indices, data = X.indptr, X.indices, X.data
+    for j in support:
+        start, end = indptr[j], indptr[j + 1]
+        z[indices[start:end]] += data[start:end] * w[j]  # a column's rows are distinct
+    return z
+
+
+#: :func:`matvec` adds the columns of at most this many nonzeros one by one
+FEW_COLUMNS = 16
 
 
 def constant_column(n, value, index_dtype=np.int32):
@@ -236,9 +249,19 @@ def available_memory():
         return None
 
 
+#: :func:`check_memory` lets arrays this small through without reading the memory
+UNCHECKED_BYTES = 1 << 26
+
+
 def check_memory(nbytes, what, remedy):
     """Refuse, before any work, a run whose arrays of ``nbytes`` take more than half the
-    memory available (the data, its copies and the interpreter need the rest)."""
+    memory available (the data, its copies and the interpreter need the rest).
+
+    Arrays of at most :data:`UNCHECKED_BYTES` are not checked: reading the system's
+    memory costs more than the iterations of a short fit.
+    """
+    if nbytes <= UNCHECKED_BYTES:
+        return
     free = available_memory()
     if free is not None and nbytes > free / 2:
         raise ValueError(f"{what} needs {nbytes / 2**30:.3g} GiB for arrays sized by its "

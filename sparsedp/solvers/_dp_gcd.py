@@ -312,8 +312,11 @@ class DPGCD(PrivateSolver):
             tr = {"iterations": np.arange(n_iter + 1), "objective": np.array(values)}
         else:
             selected, released = kernel.run(n_iter)
-        w = np.zeros(p) if init is None else init.copy()  # an empty column never moves
-        w[live] = kernel.coef
+        if dead:
+            w = np.zeros(p) if init is None else init.copy()  # an empty column never moves
+            w[live] = kernel.coef
+        else:
+            w = kernel.coef  # a copy
         step_smoothness = None
         if plan.get("step_release") is not None:
             step_smoothness = np.full(p, np.nan)
