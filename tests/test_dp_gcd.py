@@ -601,7 +601,8 @@ def test_clipped_gradient_at_zero_is_kept_for_immutable_data_and_equal_threshold
     one computed with the same loss and thresholds (bit for bit the same C): its
     selections, releases and iterate are the kernel's on writeable copies, which
     compute it afresh.  Other thresholds, a writeable y, a start coef_init or another
-    loss compute it afresh; a kept gradient goes with its data."""
+    loss compute it afresh, and another rule, penalty or M their scores; a kept
+    start goes with its data."""
     import gc
 
     from sparsedp._kernels import _dp_gcd_fast
@@ -634,13 +635,30 @@ def test_clipped_gradient_at_zero_is_kept_for_immutable_data_and_equal_threshold
     assert run(frozen, y_sign, 0.5, 0, datafit=Logistic())[0] is True
     M = Squared().smoothness(X)
     C = np.sqrt(M / M.sum()) * 0.5
-    moved = GreedyKernel(frozen, y_frozen, kernel_id(Squared()), M, C, 1.0 / M, 0.0, 0.0,
-                         "gs-r", "argmax", 0.0, "none", None, np.zeros(30), np.zeros(30),
-                         np.random.default_rng(0), coef_init=np.full(30, 0.1))
+
+    def kernel(M, rule="gs-r", l1=0.0, **kwargs):
+        return GreedyKernel(frozen, y_frozen, kernel_id(Squared()), M, C, 1.0 / M, l1, 0.0,
+                            rule, "argmax", 0.0, "none", None, np.zeros(30), np.zeros(30),
+                            np.random.default_rng(0), **kwargs)
+
+    moved = kernel(M, coef_init=np.full(30, 0.1))
     assert not moved.reused_start
+    # the scores at 0 are kept with the gradient: another rule, penalty or M (2 M has
+    # the same thresholds C) has its own
+    first = kernel(M)
+    assert kernel(M).reused_start and not kernel(M, rule="gs-q").reused_start
+    assert not kernel(M, l1=0.3).reused_start and not kernel(2.0 * M).reused_start
+    for other in (kernel(M, rule="gs-q"), kernel(M, l1=0.3), kernel(2.0 * M)):
+        assert other.reused_start  # now kept: the same selections as computed afresh
+    kernels = [kernel(2.0 * M, l1=0.3) for _ in range(2)]
+    assert [k.reused_start for k in kernels] == [False, True]
+    runs = [k.run(10) for k in kernels]
+    for u, v in zip(*runs):
+        np.testing.assert_array_equal(u, v)
+    assert not np.array_equal(first.run(10)[0], runs[0][0])
     kept_before = len(_dp_gcd_fast._STARTS)
     assert kept_before >= 4
-    del frozen, moved
+    del frozen, moved, first, kernels
     gc.collect()
     run(read_only_csc(X)[0], y_frozen, 3.0, 0)  # prunes the dead matrix's gradients
     assert len(_dp_gcd_fast._STARTS) <= kept_before - 4 + 1

@@ -125,37 +125,40 @@ def entries(X, intercept_scaling=None):
 RECORDS_KEPT = 4
 _RECORDS = {}
 
-#: clipped gradients at w = 0 kept (the most recent), see :func:`_kept_start`
+#: starts from w = 0 kept (the most recent), see :func:`_kept_start`
 STARTS_KEPT = 8
 _STARTS = []
 
 
-def _start_key(X, y, int loss, intercept_scaling):
+def _start_key(X, y, int loss, intercept_scaling, int rule, double l1, double l2):
     """``(key, roots)`` of a fit from w = 0 on immutable X and y, else None."""
-    return immutable_key(X, intercept_scaling, loss, "clipped gradient at 0", also=(y,))
+    return immutable_key(X, intercept_scaling, loss, rule, l1, l2, "start at 0", also=(y,))
 
 
-def _kept_start(key, C):
-    """The clipped gradient at w = 0 kept for ``key`` and thresholds equal to ``C``
-    (bit for bit), or None.
+def _kept_start(key, C, M):
+    """``(G, scores)``, the clipped gradient and the rule's scores at w = 0 kept for
+    ``key`` and thresholds and smoothness constants equal to ``C`` and ``M`` (bit for
+    bit), or None.
 
-    At w = 0 the gradient depends only on X, y, the loss and C: the runs of a grid
-    point (other seeds, the same C) and the grid points that share a clip start
-    from the same one.  Kept for immutable X and y alone (:func:`_start_key`).
+    At w = 0 they depend only on X, y, the loss, the rule, the penalty, M and C:
+    the runs of a grid point (other seeds, the same C) and the grid points that
+    share a clip start from the same ones.  Kept for immutable X and y alone
+    (:func:`_start_key`).
     """
-    for k, (parts, refs, kept_C, G) in enumerate(_STARTS):
-        if parts == key[0] and is_alive(refs, key[1]) and np.array_equal(kept_C, C):
+    for k, (parts, refs, kept_C, kept_M, G, scores) in enumerate(_STARTS):
+        if (parts == key[0] and is_alive(refs, key[1]) and np.array_equal(kept_C, C)
+                and np.array_equal(kept_M, M)):
             _STARTS.append(_STARTS.pop(k))  # the most recent last
-            return G
+            return G, scores
     return None
 
 
-def _keep_start(key, C, G):
+def _keep_start(key, C, M, G, scores):
     _STARTS[:] = [e for e in _STARTS if all(ref() is not None for ref in e[1])]
-    kept_C, kept_G = np.array(C), np.array(G)
-    kept_C.setflags(write=False)
-    kept_G.setflags(write=False)
-    _STARTS.append((key[0], [weakref.ref(root) for root in key[1]], kept_C, kept_G))
+    kept = [np.array(a) for a in (C, M, G, scores)]
+    for a in kept:
+        a.setflags(write=False)
+    _STARTS.append((key[0], [weakref.ref(root) for root in key[1]], *kept))
     while len(_STARTS) > STARTS_KEPT:
         del _STARTS[0]
 
@@ -252,7 +255,7 @@ cdef class GreedyKernel:
     cdef object generator
     cdef bitgen_t* rng
     cdef readonly int64_t n_refreshes
-    #: the clipped gradient at w = 0 came from an earlier fit (:func:`_kept_start`)
+    #: the clipped gradient and scores at w = 0 came from an earlier fit (:func:`_kept_start`)
     cdef readonly bint reused_start
     cdef bint estimate_steps
     cdef IntegerNoise step_noise
@@ -317,20 +320,23 @@ cdef class GreedyKernel:
         # the gradient's sensitivity 2 C_k: the scores' sensitivity allows for it.
         limit = min(limit, DRIFT_FRACTION / ((self.n + 2) * 2.0 ** -53))
         self.work_limit = <int64_t> limit if limit < 2.0 ** 62 else 2 ** 62
-        key = None if coef_init is not None else _start_key(X, y, loss, intercept_scaling)
-        start = None if key is None else _kept_start(key, C)
+        key = None if coef_init is not None else _start_key(X, y, loss, intercept_scaling,
+                                                            self.rule, l1, l2)
+        start = None if key is None else _kept_start(key, C, M)
         self.reused_start = start is not None
+        cdef double[::1] score_view
+        cdef Py_ssize_t k
         if start is None:
             self.recompute()
+            scores = np.empty(self.p)
+            score_view = scores
+            for k in range(self.p):
+                score_view[k] = self.score(k)
             if key is not None:
-                _keep_start(key, C, self.G)
+                _keep_start(key, C, M, self.G, scores)
         else:
-            self.start_at_zero(start)
-        scores = np.empty(self.p)
-        cdef double[::1] score_view = scores
-        cdef Py_ssize_t k
-        for k in range(self.p):
-            score_view[k] = self.score(k)
+            self.start_at_zero(start[0])
+            scores = start[1]  # NoisyMax keeps a copy
         self.noisy_max = NoisyMax(scores, selection_scale, selection, generator)
 
     cdef void recompute(self) noexcept nogil:
