@@ -99,8 +99,24 @@ def test_a_problem_goes_to_local_workers_once_as_a_file(tmp_path, monkeypatch):
     assert shared.load() is loaded  # once per worker process
     assert loaded.f_star == problem.f_star and not loaded.X.data.flags.writeable
     np.testing.assert_array_equal(loaded.X.toarray(), problem.X.toarray())
-    for _ in range(_runner.WORKER_PROBLEMS):  # only the most recent ones are kept
-        _runner._SharedProblem(problem, str(tmp_path)).load()
+    # the token is the problem's content: another sweep of the same problem (another
+    # handle, another file, the same problem made again) finds it loaded, with what
+    # the kernels keep for its arrays; a problem that differs in anything is loaded anew
+    made_again = lasso()
+    made_again.optimum
+    assert made_again is not problem
+    again = _runner._SharedProblem(made_again, str(tmp_path))
+    assert again.path != shared.path and again.token == shared.token
+    assert again.load() is loaded
+    other = pickle.loads(pickle.dumps(problem))
+    other.penalty = L1(0.5 * other.penalty.alpha)
+    renamed = pickle.loads(pickle.dumps(problem))
+    renamed.name = "another name"
+    tokens = {_runner._SharedProblem(p, str(tmp_path)).token for p in (other, renamed)}
+    assert len(tokens) == 2 and shared.token not in tokens
+    for k in range(_runner.WORKER_PROBLEMS):  # only the most recent ones are kept
+        renamed.name = f"problem {k}"
+        _runner._SharedProblem(renamed, str(tmp_path)).load()
     assert shared.token not in _runner._LOADED
     # a sweep with local processes writes its problems in a folder it removes
     monkeypatch.setenv("JOBLIB_TEMP_FOLDER", str(tmp_path / "sweeps"))
@@ -110,6 +126,20 @@ def test_a_problem_goes_to_local_workers_once_as_a_file(tmp_path, monkeypatch):
     assert list((tmp_path / "sweeps").iterdir()) == []
     with joblib.parallel_config(backend="threading"):
         assert not _runner._local_processes(joblib)
+
+
+def test_warm_workers_see_a_changed_problem():
+    """Sweeps of one problem object on the same warm loky workers: the second finds
+    the problem loaded (same content), a third after the penalty changed must not:
+    each sweep's rows are those of one process, computed afresh."""
+    pytest.importorskip("joblib")
+    problem = lasso()
+    first = run(problem, n_jobs=2)
+    assert without_time(run(problem, n_jobs=2)) == without_time(first)
+    problem.penalty = L1(2.0 * problem.penalty.alpha)
+    changed = run(problem, n_jobs=2)
+    assert without_time(changed) == without_time(run(problem, n_jobs=1))
+    assert [r["objective"] for r in changed] != [r["objective"] for r in first]
 
 
 def test_dask_backend_on_a_local_cluster_gives_the_same_rows():
