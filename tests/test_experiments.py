@@ -135,7 +135,10 @@ def test_warm_workers_see_a_changed_problem():
     pytest.importorskip("joblib")
     problem = lasso()
     first = run(problem, n_jobs=2)
+    token = _runner._fingerprint(problem)
     assert without_time(run(problem, n_jobs=2)) == without_time(first)
+    run(problem, n_jobs=1)  # what a sweep computes from the problem came before the first
+    assert _runner._fingerprint(problem) == token
     problem.penalty = L1(2.0 * problem.penalty.alpha)
     changed = run(problem, n_jobs=2)
     assert without_time(changed) == without_time(run(problem, n_jobs=1))

@@ -285,7 +285,10 @@ def _run_tasks(problems, tasks, *, n_jobs, results, resume, progress, desc="grid
     """
     by_name = {problem.name: problem for problem in problems}
     for problem in problems:
-        problem.optimum  # computed once here, pickled with the problem to the workers
+        # computed once here, pickled with the problem to the workers (and a problem
+        # then pickles the same in every sweep: its token, _SharedProblem)
+        problem.optimum
+        problem.support
 
     previous = []
     if results is not None:
