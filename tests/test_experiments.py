@@ -145,26 +145,63 @@ def test_warm_workers_see_a_changed_problem():
     assert [r["objective"] for r in changed] != [r["objective"] for r in first]
 
 
-def test_dask_backend_on_a_local_cluster_gives_the_same_rows():
+@pytest.mark.parametrize("workers, threads", [(2, 1), (1, 2), (1, 1)])
+def test_dask_backend_on_a_local_cluster_gives_the_same_rows(workers, threads):
+    """On Dask, also with a single worker thread (joblib then runs the chunks in
+    the caller, in sequence)."""
     joblib = pytest.importorskip("joblib")
     distributed = pytest.importorskip("distributed")
     problem = lasso()
     reference = run(problem, n_jobs=1)
     assert _runner._broadcast(joblib, [problem]) == {}  # loky: the problem goes as a file
-    with distributed.LocalCluster(processes=False, n_workers=2, threads_per_worker=1,
+    with distributed.LocalCluster(processes=False, n_workers=workers,
+                                  threads_per_worker=threads,
                                   dashboard_address=None) as cluster, \
             distributed.Client(cluster) as client:
         with joblib.parallel_config(backend="dask"):
             on_dask = run(problem, n_jobs=-1)
+            assert without_time(on_dask) == without_time(reference)
+            if workers == 1:
+                return
             # each problem is sent to every worker before the first chunk (not to one
             # worker, the others stealing from it)
             sent = _runner._broadcast(joblib, [problem, problem])
             assert list(sent) == [id(problem)]
-            holders = client.who_has(list(sent.values()))
+            future, token = sent[id(problem)]
+            holders = client.who_has([future])
             assert len(next(iter(holders.values()))) == 2
-            assert client.submit(lambda p: p.f_star, sent[id(problem)]).result() \
-                == problem.f_star
+            assert client.submit(lambda p: p.f_star, future).result() == problem.f_star
+            assert token == _runner._fingerprint(problem)
     assert without_time(on_dask) == without_time(reference)
+
+
+def _held_problem(token):
+    return id(_runner._LOADED[token])
+
+
+def test_dask_workers_keep_their_first_copy_of_a_problem():
+    """A Dask worker process runs a later sweep of the same problem on the copy it
+    got first (with what the kernels keep for its arrays), not on the new copy each
+    sweep scatters; a changed problem is another."""
+    joblib = pytest.importorskip("joblib")
+    distributed = pytest.importorskip("distributed")
+    problem = lasso()
+    with distributed.LocalCluster(processes=True, n_workers=2, threads_per_worker=1,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster) as client:
+        with joblib.parallel_config(backend="dask"):
+            first = run(problem, n_jobs=-1)
+            token = _runner._fingerprint(problem)
+            held = client.run(_held_problem, token)
+            assert len(held) == 2
+            again = run(problem, n_jobs=-1)
+            assert client.run(_held_problem, token) == held
+            problem.penalty = L1(2.0 * problem.penalty.alpha)
+            changed = run(problem, n_jobs=-1)
+            assert client.run(_held_problem, _runner._fingerprint(problem)).keys() \
+                == held.keys()
+    assert without_time(again) == without_time(first)
+    assert without_time(changed) == without_time(run(problem, n_jobs=1))
 
 
 # ------------------------------------------------------------------ metrics
@@ -622,9 +659,9 @@ def test_only_worker_processes_settle_their_allocator(monkeypatch):
     calls = []
     monkeypatch.setattr(_runner, "_settle_allocator", lambda: calls.append(True))
     monkeypatch.setattr(_runner, "run_task", lambda problem, *tail: tail)
-    assert _runner._run_chunk("p", [(1,), (2,)], os.getpid()) == [(1,), (2,)]
+    assert _runner._run_chunk("p", None, [(1,), (2,)], os.getpid()) == [(1,), (2,)]
     assert calls == []
-    assert _runner._run_chunk("p", [(3,)], os.getpid() + 1) == [(3,)]
+    assert _runner._run_chunk("p", None, [(3,)], os.getpid() + 1) == [(3,)]
     assert calls == [True]
-    _runner._run_chunk("p", [(4,)])  # no caller given: as the caller's own process
+    _runner._run_chunk("p", None, [(4,)])  # no caller given: as the caller's own process
     assert calls == [True]

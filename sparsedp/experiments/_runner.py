@@ -82,10 +82,12 @@ def _executor(n_jobs):
         chunks = _chunks(calls, workers, guided=local)
         caller = os.getpid()
         if not local:
-            sent = _broadcast(joblib, [problem for problem, _ in chunks])
+            # one worker thread: joblib runs the chunks here, in sequence
+            sent = _broadcast(joblib, [problem for problem, _ in chunks]) if workers > 1 else {}
             try:
                 yield from parallel(
-                    joblib.delayed(_run_chunk)(sent.get(id(problem), problem), tails, caller)
+                    joblib.delayed(_run_chunk)(*sent.get(id(problem), (problem, None)), tails,
+                                               caller)
                     for problem, tails in chunks)
             finally:
                 sent.clear()  # the futures' last references: the workers drop the copies
@@ -97,7 +99,7 @@ def _executor(n_jobs):
                 if id(problem) not in shared:
                     shared[id(problem)] = _SharedProblem(problem, folder)
             yield from parallel(
-                joblib.delayed(_run_chunk)(shared[id(problem)], tails, caller)
+                joblib.delayed(_run_chunk)(shared[id(problem)], None, tails, caller)
                 for problem, tails in chunks)
         finally:
             shutil.rmtree(folder, ignore_errors=True)
@@ -105,8 +107,10 @@ def _executor(n_jobs):
 
 
 def _broadcast(joblib, problems):
-    """On joblib's Dask backend, ``{id(problem): future}``: each problem scattered to
-    every worker at once (``broadcast=True``), else ``{}``.
+    """On joblib's Dask backend, ``{id(problem): (future, token)}``: each problem
+    scattered to every worker at once (``broadcast=True``), and its content's digest
+    (:func:`_fingerprint`: a worker keeps the first copy it gets of a problem, with
+    what the kernels keep for its arrays, for the later sweeps), else ``{}``.
 
     Left to itself, joblib scatters a large argument to one worker and lets the
     others steal from it: the scheduler sends the tasks where their data is, and
@@ -121,7 +125,8 @@ def _broadcast(joblib, problems):
     sent = {}
     for problem in problems:
         if id(problem) not in sent:
-            sent[id(problem)] = client.scatter(problem, broadcast=True, hash=False)
+            sent[id(problem)] = (client.scatter(problem, broadcast=True, hash=False),
+                                 _fingerprint(problem))
     return sent
 
 
@@ -169,15 +174,20 @@ class _SharedProblem:
         joblib.dump(problem, self.path)
 
     def load(self):
-        problem = _LOADED.get(self.token)
-        if problem is None:
-            import joblib
-            problem = joblib.load(self.path, mmap_mode="r")
-            _LOADED[self.token] = problem
-            while len(_LOADED) > WORKER_PROBLEMS:
-                _LOADED.popitem(last=False)
-        _LOADED.move_to_end(self.token)
-        return problem
+        import joblib
+        return _held(self.token, lambda: joblib.load(self.path, mmap_mode="r"))
+
+
+def _held(token, load):
+    """The problem this worker process holds for ``token``, else ``load()``, then held
+    (:data:`WORKER_PROBLEMS` at most, the most recently used)."""
+    problem = _LOADED.get(token)
+    if problem is None:
+        problem = _LOADED[token] = load()
+        while len(_LOADED) > WORKER_PROBLEMS:
+            _LOADED.popitem(last=False)
+    _LOADED.move_to_end(token)
+    return problem
 
 
 def _fingerprint(problem):
@@ -221,17 +231,23 @@ def _chunks(calls, workers, guided=True):
     return chunks
 
 
-def _run_chunk(problem, tails, caller=None):
+def _run_chunk(problem, token, tails, caller=None):
     """Run a chunk of one problem's tasks in a worker: a list of their rows.
 
-    ``caller``: the process id of run_grid's process; a worker in another process
-    settles its allocator (:func:`_settle_allocator`), threads of the caller's own
-    process leave it as it is.
+    ``problem``: the problem or its :class:`_SharedProblem` handle; ``token``: None,
+    or the problem's content digest (Dask: the worker runs on the first copy of it
+    it got).  ``caller``: the process id of run_grid's process; a worker in another
+    process settles its allocator (:func:`_settle_allocator`), threads of the
+    caller's own process leave it as it is.
     """
     if caller is not None and os.getpid() != caller:
         _settle_allocator()
     if isinstance(problem, _SharedProblem):
         problem = problem.load()
+    elif token is not None:
+        if type(problem).__name__ == "Future":  # run here by joblib (a worker left)
+            problem = problem.result()
+        problem = _held(token, lambda: problem)
     return [run_task(problem, *tail) for tail in tails]
 
 
