@@ -13,6 +13,7 @@ incremental work exceeds four passes over the nonzeros.  The selection is
 """
 from libc.math cimport sqrt, fabs
 from libc.stdint cimport int32_t, int64_t
+from libc.string cimport memcmp
 from numpy.random cimport bitgen_t
 
 import weakref
@@ -137,8 +138,8 @@ def _start_key(X, y, int loss, intercept_scaling, int rule, double l1, double l2
 
 def _kept_start(key, C, M):
     """``(G, scores)``, the clipped gradient and the rule's scores at w = 0 kept for
-    ``key`` and thresholds and smoothness constants equal to ``C`` and ``M`` (bit for
-    bit), or None.
+    ``key`` and thresholds and smoothness constants with the bits of ``C`` and ``M``,
+    or None.
 
     At w = 0 they depend only on X, y, the loss, the rule, the penalty, M and C:
     the runs of a grid point (other seeds, the same C) and the grid points that
@@ -146,11 +147,19 @@ def _kept_start(key, C, M):
     (:func:`_start_key`).
     """
     for k, (parts, refs, kept_C, kept_M, G, scores) in enumerate(_STARTS):
-        if (parts == key[0] and is_alive(refs, key[1]) and np.array_equal(kept_C, C)
-                and np.array_equal(kept_M, M)):
+        if (parts == key[0] and is_alive(refs, key[1]) and _same_bits(kept_C, C)
+                and _same_bits(kept_M, M)):
             _STARTS.append(_STARTS.pop(k))  # the most recent last
             return G, scores
     return None
+
+
+def _same_bits(const double[::1] a, const double[::1] b):
+    """Whether two float64 vectors hold the same bits (memcmp: stops at the first
+    difference, where ``np.array_equal`` compares every element and allocates)."""
+    if a.shape[0] != b.shape[0]:
+        return False
+    return a.shape[0] == 0 or memcmp(&a[0], &b[0], a.shape[0] * sizeof(double)) == 0
 
 
 def _keep_start(key, C, M, G, scores):
