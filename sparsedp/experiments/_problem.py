@@ -30,6 +30,8 @@ class Problem:
         Converted once to canonical CSC (float64), and kept as the problem's own
         read-only copy.
     y : array-like of shape (n_samples,)
+        Kept as the problem's own read-only float64 copy (the kernels keep what they
+        derive from read-only data across fits: DP-GCD's start).
     datafit : Squared, Logistic, Hinge or SquaredHinge
     penalty : L1, L2, ElasticNet or None, default=None
     smoothness : None, "leak" or array of shape (n_features,), default=None
