@@ -254,6 +254,7 @@ def _run_chunk(problem, token, tails, caller=None):
 #: glibc's malloc settings in a sweep's local worker processes (see _settle_allocator)
 MMAP_THRESHOLD = 32 << 20
 TRIM_THRESHOLD = 64 << 20
+TOP_PAD = 64 << 20
 _ALLOCATOR_SETTLED = []
 
 
@@ -273,6 +274,12 @@ def _settle_allocator():
     adjustment reaches; they only change where memory comes from, never a value
     computed.  Nothing is done elsewhere (no glibc, ``mallopt`` missing) or in the
     caller's process (threads).
+
+    A worker that runs its tasks in a thread (Dask's) allocates from that thread's
+    own arena, whose 64 MB heaps glibc unmaps as soon as one empties, whatever the
+    trim threshold: the 240-fit sweep faulted 156,000 pages a round (0.8 s against
+    0.57 s) where the caller's thread faulted none.  A top pad of 64 MB (what glibc
+    keeps beyond a heap's top when it trims) keeps those heaps: 10 faults a round.
     """
     if _ALLOCATOR_SETTLED:
         return
@@ -284,9 +291,10 @@ def _settle_allocator():
     except (OSError, AttributeError):
         return
     mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
-    m_trim_threshold, m_mmap_threshold = -1, -3  # glibc's malloc.h
+    m_trim_threshold, m_top_pad, m_mmap_threshold = -1, -2, -3  # glibc's malloc.h
     mallopt(m_mmap_threshold, MMAP_THRESHOLD)
     mallopt(m_trim_threshold, TRIM_THRESHOLD)
+    mallopt(m_top_pad, TOP_PAD)
 
 
 def _progress(total, enabled, desc):
