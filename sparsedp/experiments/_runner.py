@@ -8,6 +8,7 @@ import pickle
 import shutil
 import sys
 import tempfile
+import threading
 import uuid
 import warnings
 from pathlib import Path
@@ -152,6 +153,7 @@ def _shared_folder():
 #: problems a worker keeps loaded (the most recent sweeps' ones)
 WORKER_PROBLEMS = 4
 _LOADED = collections.OrderedDict()
+_LOADED_LOCK = threading.Lock()
 
 
 class _SharedProblem:
@@ -180,14 +182,16 @@ class _SharedProblem:
 
 def _held(token, load):
     """The problem this worker process holds for ``token``, else ``load()``, then held
-    (:data:`WORKER_PROBLEMS` at most, the most recently used)."""
-    problem = _LOADED.get(token)
-    if problem is None:
-        problem = _LOADED[token] = load()
-        while len(_LOADED) > WORKER_PROBLEMS:
-            _LOADED.popitem(last=False)
-    _LOADED.move_to_end(token)
-    return problem
+    (:data:`WORKER_PROBLEMS` at most, the most recently used; a lock: a Dask
+    worker's threads share them)."""
+    with _LOADED_LOCK:
+        problem = _LOADED.get(token)
+        if problem is None:
+            problem = _LOADED[token] = load()
+            while len(_LOADED) > WORKER_PROBLEMS:
+                _LOADED.popitem(last=False)
+        _LOADED.move_to_end(token)
+        return problem
 
 
 def _fingerprint(problem):
