@@ -146,10 +146,15 @@ def _kept_start(key, C, M):
     share a clip start from the same ones.  Kept for immutable X and y alone
     (:func:`_start_key`).
     """
-    for k, (parts, refs, kept_C, kept_M, G, scores) in enumerate(_STARTS):
+    for entry in list(_STARTS):  # a snapshot: another thread may change the list
+        parts, refs, kept_C, kept_M, G, scores = entry
         if (parts == key[0] and is_alive(refs, key[1]) and _same_bits(kept_C, C)
                 and _same_bits(kept_M, M)):
-            _STARTS.append(_STARTS.pop(k))  # the most recent last
+            for k in range(len(_STARTS)):  # the most recent last
+                if _STARTS[k] is entry:
+                    del _STARTS[k]
+                    _STARTS.append(entry)
+                    break
             return G, scores
     return None
 
