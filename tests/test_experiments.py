@@ -175,10 +175,6 @@ def test_dask_backend_on_a_local_cluster_gives_the_same_rows(workers, threads):
     assert without_time(on_dask) == without_time(reference)
 
 
-def _held_problem(token):
-    return id(_runner._LOADED[token])
-
-
 def test_dask_workers_keep_their_first_copy_of_a_problem():
     """A Dask worker process runs a later sweep of the same problem on the copy it
     got first (with what the kernels keep for its arrays), not on the new copy each
@@ -192,14 +188,17 @@ def test_dask_workers_keep_their_first_copy_of_a_problem():
         with joblib.parallel_config(backend="dask"):
             first = run(problem, n_jobs=-1)
             token = _runner._fingerprint(problem)
-            held = client.run(_held_problem, token)
-            assert len(held) == 2
+
+            def held(token):  # the identity of a worker's copy (sent by value: a closure)
+                return client.run(lambda t: id(_runner._LOADED[t]), token)
+
+            kept = held(token)
+            assert len(kept) == 2
             again = run(problem, n_jobs=-1)
-            assert client.run(_held_problem, token) == held
+            assert held(token) == kept
             problem.penalty = L1(2.0 * problem.penalty.alpha)
             changed = run(problem, n_jobs=-1)
-            assert client.run(_held_problem, _runner._fingerprint(problem)).keys() \
-                == held.keys()
+            assert held(_runner._fingerprint(problem)).keys() == kept.keys()
     assert without_time(again) == without_time(first)
     assert without_time(changed) == without_time(run(problem, n_jobs=1))
 
