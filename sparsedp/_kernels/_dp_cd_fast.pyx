@@ -339,6 +339,15 @@ cdef class CoordinateBlocks:
     def restart(self, theta):
         """:meth:`set_theta` then :meth:`reset_average` in one walk over the blocks
         (a period's start: each walk costs a cache miss per coordinate)."""
+        self._write_theta(theta, True)
+
+    def set_theta(self, theta):
+        """Overwrite the iterate with ``theta`` (shape (n_features,))."""
+        self._write_theta(theta, False)
+
+    cdef _write_theta(self, theta, bint reset_average):
+        """theta_j <- theta[j] in every header; with ``reset_average`` also start a
+        new average (``wsum = 0``, ``stamp = 1``)."""
         self.check_live()
         if np.shape(theta) != (self.n_features,):
             raise ValueError(f"theta must have shape ({self.n_features},)")
@@ -347,17 +356,9 @@ cdef class CoordinateBlocks:
         cdef Header* h
         for j in range(self.n_features):
             h = self.header(j)
-            h.theta, h.wsum, h.stamp = view[j], 0.0, 1
-
-    def set_theta(self, theta):
-        """Overwrite the iterate with ``theta`` (shape (n_features,))."""
-        self.check_live()
-        if np.shape(theta) != (self.n_features,):
-            raise ValueError(f"theta must have shape ({self.n_features},)")
-        cdef const double[::1] view = np.ascontiguousarray(theta, dtype=np.float64)
-        cdef Py_ssize_t j
-        for j in range(self.n_features):
-            self.header(j).theta = view[j]
+            h.theta = view[j]
+            if reset_average:
+                h.wsum, h.stamp = 0.0, 1
 
 
 
