@@ -16,7 +16,9 @@ from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcmp
 from numpy.random cimport bitgen_t
 
+import threading
 import weakref
+from collections import OrderedDict
 
 import numpy as np
 
@@ -27,7 +29,7 @@ from ._core cimport (
 from ._noise cimport IntegerNoise, grid_release, noise_draw
 from ._noisy_max cimport NoisyMax
 from ._random cimport generator_bitgen
-from ._immutable import immutable_key, is_alive
+from ._immutable import immutable_key, is_alive, kept_derived
 
 cdef enum:
     GS_S = 0
@@ -177,6 +179,36 @@ def _keep_start(key, C, M, G, scores):
         del _STARTS[0]
 
 
+#: noisy maxes built on kept starts' scores, kept to be copied (the most recent;
+#: 2.5 MB each at p = 10**5), see :func:`_start_noisy_max`
+MAXES_KEPT = 4
+_MAXES = OrderedDict()
+_MAXES_LOCK = threading.Lock()
+
+
+def _start_noisy_max(scores, double scale, selection, generator, bint kept):
+    """The NoisyMax of a fit's start: built on ``scores``, or, for the scores of a
+    kept start (:func:`_kept_start`), a copy of the one built for them with this
+    ``scale`` and ``selection`` (the same state: only the O(p) exponentials of the
+    build are saved, the draws are the fit's own)."""
+    if not kept:
+        return NoisyMax(scores, scale, selection, generator)
+    key = (id(scores), scale, selection)
+    with _MAXES_LOCK:
+        entry = _MAXES.get(key)
+        if entry is not None and entry[0]() is scores:
+            _MAXES.move_to_end(key)
+            return (<NoisyMax> entry[1]).copy(generator)
+    built = NoisyMax(scores, scale, selection, generator)
+    with _MAXES_LOCK:
+        _MAXES[key] = (weakref.ref(scores), built)
+        for stale in [k for k, (ref, _) in _MAXES.items() if ref() is None]:
+            del _MAXES[stale]
+        while len(_MAXES) > MAXES_KEPT:
+            _MAXES.popitem(last=False)
+    return built.copy(generator)
+
+
 def _entries(X, intercept_scaling):
     n, p = X.shape
     with_intercept = intercept_scaling is not None
@@ -301,7 +333,8 @@ cdef class GreedyKernel:
         self.column_base = &self.columns[0] if nnz else NULL
         self.y = np.ascontiguousarray(y, dtype=np.float64)
         self.M = M
-        self.inv_sqrt_M = np.divide(1.0, np.sqrt(M), out=np.zeros_like(M), where=M > 0)
+        self.inv_sqrt_M = kept_derived(M, ("inv_sqrt",), lambda: np.divide(
+            1.0, np.sqrt(M), out=np.zeros_like(M), where=M > 0))
         self.C = C
         self.step = np.ascontiguousarray(step_sizes, dtype=np.float64)
         if self.gradient_release == GRID_NOISE and noise is None:
@@ -351,7 +384,8 @@ cdef class GreedyKernel:
         else:
             self.start_at_zero(start[0])
             scores = start[1]  # NoisyMax keeps a copy
-        self.noisy_max = NoisyMax(scores, selection_scale, selection, generator)
+        self.noisy_max = _start_noisy_max(scores, selection_scale, selection, generator,
+                                          self.reused_start)
 
     cdef void recompute(self) noexcept nogil:
         """Margins, derivatives and the clipped gradient from scratch."""

@@ -8,12 +8,24 @@ loss and the thresholds: kept for the runs of a grid point).  :func:`immutable_k
 data, indices and indptr, and every array they view, read-only (a read-only
 memory map, :class:`sparsedp.experiments.Problem`'s copy).  The cache holds
 weak references to the arrays' owners: an entry whose owners died is stale.
+
+The same holds for the public constants a fit derives from a read-only array of
+them (a sweep's smoothness constants ``M``: the steps ``gamma / M_j``, the
+thresholds ``C_j``, their grids): :func:`kept_derived` computes each once per
+process and hands out the same read-only value.
 """
+import threading
 import weakref
+from collections import OrderedDict
 
 import numpy as np
 
-__all__ = ["immutable_key", "is_alive"]
+__all__ = ["immutable_key", "is_alive", "kept_derived"]
+
+#: values kept by :func:`kept_derived` (the least recently used go first)
+DERIVED_KEPT = 32
+_DERIVED = OrderedDict()   # key -> (weak reference to the array's owner, value)
+_DERIVED_LOCK = threading.Lock()
 
 
 def immutable_key(X, *extra, also=()):
@@ -62,3 +74,38 @@ def is_alive(refs, roots):
     """Whether the weak references ``refs`` (of a cache entry) still point at ``roots``
     (the owners :func:`immutable_key` found now): the entry is for this very X."""
     return all(ref() is root for ref, root in zip(refs, roots))
+
+
+def kept_derived(a, what, compute):
+    """``compute()``, kept per process while the array ``a`` it is derived from is immutable.
+
+    ``a``: the array the value is computed from; ``what``: hashable, the
+    computation and everything else it depends on (scalars).  When ``a`` and
+    every array it views are read-only (:func:`immutable_key`), the value of
+    ``compute()`` (an array, or a tuple of arrays) is made read-only and kept
+    (:data:`DERIVED_KEPT` values at most, each while ``a``'s owner lives) and
+    later calls with the same ``a`` and ``what`` return it; otherwise every call
+    computes afresh.  Only for values that are functions of ``a`` and ``what``
+    alone (public constants: nothing random, nothing from the data).
+    """
+    root = _read_only_root(a)
+    if root is None:
+        return compute()
+    key = (id(root), a.__array_interface__["data"][0], a.shape, a.strides, a.dtype.str,
+           what)
+    with _DERIVED_LOCK:
+        entry = _DERIVED.get(key)
+        if entry is not None and entry[0]() is root:
+            _DERIVED.move_to_end(key)
+            return entry[1]
+    value = compute()
+    for array in (value if isinstance(value, tuple) else (value,)):
+        if isinstance(array, np.ndarray):
+            array.setflags(write=False)
+    with _DERIVED_LOCK:
+        _DERIVED[key] = (weakref.ref(root), value)
+        for stale in [k for k, (ref, _) in _DERIVED.items() if ref() is None]:
+            del _DERIVED[stale]
+        while len(_DERIVED) > DERIVED_KEPT:
+            _DERIVED.popitem(last=False)
+    return value

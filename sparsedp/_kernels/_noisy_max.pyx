@@ -41,6 +41,7 @@ the coordinates near the top.
 from libc.math cimport exp, expm1, log, ldexp, floor, ceil, INFINITY, M_LN2
 from libc.stdint cimport int64_t, uint64_t
 from libc.stdlib cimport malloc, free
+from libc.string cimport memcpy
 from numpy.random cimport bitgen_t
 from numpy.random.c_distributions cimport random_standard_uniform
 
@@ -91,8 +92,10 @@ cdef class NoisyMax:
         Source of the noise (hold its lock around nogil sampling).
     """
 
-    def __cinit__(self, scores, double scale, selection, generator):
+    def __init__(self, scores, double scale, selection, generator):
         cdef Py_ssize_t k
+        if self.weight != NULL:
+            raise RuntimeError("a NoisyMax is initialised once")
         scores = np.ascontiguousarray(scores, dtype=np.float64)
         if scores.ndim != 1 or scores.shape[0] < 1:
             raise ValueError("scores must be a non-empty 1-D array")
@@ -132,6 +135,46 @@ cdef class NoisyMax:
         self.round = 0
         with nogil:
             self.rebuild()
+
+    def copy(self, generator):
+        """A NoisyMax in this one's state (scores, weights, sums) drawing from ``generator``.
+
+        Its draws and updates are those of a NoisyMax built afresh from the
+        same scores, scale and selection (and updated alike), without the
+        O(p) exponentials of the build: DP-GCD keeps one per start of a grid
+        point's runs.
+        """
+        if self.weight == NULL:
+            raise ValueError("this NoisyMax was not initialised")
+        cdef NoisyMax other = NoisyMax.__new__(NoisyMax)
+        cdef Py_ssize_t n_chunks = (self.p + CHUNK - 1) // CHUNK
+        other.p, other.block, other.n_blocks = self.p, self.block, self.n_blocks
+        other.scale, other.ref, other.units = self.scale, self.ref, self.units
+        other.selection = self.selection
+        other.generator = generator
+        other.rng = generator_bitgen(generator)
+        other.score = np.array(self.score)
+        other.block_max = np.array(self.block_max)
+        other.weight = <u128*> malloc(self.p * sizeof(u128))
+        other.block_sum = <u128*> malloc(self.n_blocks * sizeof(u128))
+        other.tail_prefix = <u128*> malloc(self.n_blocks * sizeof(u128))  # scratch of a draw
+        other.chunk_sum = <u128*> malloc(n_chunks * sizeof(u128))
+        if other.weight == NULL or other.block_sum == NULL or other.tail_prefix == NULL \
+                or other.chunk_sum == NULL:
+            raise MemoryError()
+        memcpy(other.weight, self.weight, self.p * sizeof(u128))
+        memcpy(other.block_sum, self.block_sum, self.n_blocks * sizeof(u128))
+        memcpy(other.chunk_sum, self.chunk_sum, n_chunks * sizeof(u128))
+        other.total = self.total
+        other.x_head, other.x_floor, other.x_one, other.two_q = (
+            self.x_head, self.x_floor, self.x_one, self.two_q)
+        other.stale = self.stale
+        other.dirty = np.array(self.dirty)
+        other.dirty_list = np.array(self.dirty_list)
+        other.hit = np.array(self.hit)
+        other.n_dirty, other.round, other.best = self.n_dirty, self.round, self.best
+        other.n_fallbacks, other.n_rebuilds = self.n_fallbacks, self.n_rebuilds
+        return other
 
     # ---- maintenance --------------------------------------------------------------
     def __dealloc__(self):

@@ -185,6 +185,8 @@ class Problem:
         self.__dict__.update(state)
         self.X = _own_read_only(self.X, copy=False)
         self.y = _own_read_only_array(self.y, copy=False)
+        if isinstance(self.smoothness, np.ndarray):  # what the fits derive from it is kept
+            self.smoothness = _own_read_only_array(self.smoothness, copy=False)
 
     def __sizeof__(self):
         # what the data weighs: read by dask's sizeof, so that joblib's dask

@@ -32,6 +32,7 @@ from .._validation import (SCALE_LIMIT, check_bool, check_privacy_budget,
                            check_random_state, check_real, check_vector, check_X_y,
                            mark_checked)
 from .._kernels import kernel_id
+from .._kernels._immutable import kept_derived
 from ..privacy import PrivacyLedger
 from ..datafits import _Datafit
 from ..penalties import as_penalty
@@ -350,14 +351,20 @@ def coordinate_constants(problem, smoothness, clip, step_size, budget, feature_b
             problem.X, problem.datafit, smoothness, budget.epsilon, feature_bounds, generator,
             ledger, delta=budget.delta, mechanism=mechanism,
             intercept=problem.intercept_column)
+    steps = kept_derived(M, ("steps", step_size), lambda: _steps(M, step_size))
+    thresholds = kept_derived(M, ("thresholds", clip), lambda: clip_thresholds(M, clip))
+    constants = CoordinateConstants(M, thresholds, steps, clip, feature_clip=feature_clip)
+    return constants, Budget(epsilon_left, delta_left, mu_left)
+
+
+def _steps(M, step_size):
+    """``step_size / M_j`` (0 where ``M_j = 0``), or a ValueError if it overflows."""
     with np.errstate(over="ignore"):
-        steps = np.divide(step_size, M, out=np.zeros(problem.p), where=M > 0)
+        steps = np.divide(step_size, M, out=np.zeros(M.shape[0]), where=M > 0)
     if not np.all(np.isfinite(steps)):
         raise ValueError("step_size / smoothness overflows: the smoothness constants "
                          "must be 0 or at least step_size / 1e300")
-    constants = CoordinateConstants(M, clip_thresholds(M, clip), steps, clip,
-                                    feature_clip=feature_clip)
-    return constants, Budget(epsilon_left, delta_left, mu_left)
+    return steps
 
 
 @dataclass

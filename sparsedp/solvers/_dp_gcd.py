@@ -12,6 +12,7 @@ import math
 import numpy as np
 
 from .._kernels._dp_gcd_fast import GreedyKernel
+from .._kernels._immutable import kept_derived
 from .._kernels import kernel_id
 from .._validation import check_integer, check_option, check_privacy_budget
 from ..privacy import PrivacyLedger, calibrate, calibrate_gaussian
@@ -221,7 +222,7 @@ class DPGCD(PrivateSolver):
         # A coordinate with M_j = 0 (an empty column) can never move: it is left
         # out of the noisy max.  Post-processing of M, which is public, a private
         # estimate, or the warned leak: the candidate set reveals nothing more.
-        live = np.flatnonzero(M > 0)
+        live = kept_derived(M, ("live",), lambda: np.flatnonzero(M > 0))
         plan = {"live": live, "selection": options["selection"]}
         if not budget.private:
             plan.update(epsilon0=math.inf,
@@ -247,8 +248,10 @@ class DPGCD(PrivateSolver):
                        * SCORE_FLOAT_FACTOR)
         scale = 2.0 * sensitivity / eps0
         law = "laplace" if gradient_noise == "laplace" else "gaussian"
+        thresholds = constants.thresholds
         release = GridRelease(law, _value_multiplier(eps0, selection, gradient_noise),
-                              problem.n, 2.0 * constants.thresholds)
+                              problem.n, kept_derived(thresholds, ("twice",),
+                                                      lambda: 2.0 * thresholds))
         _ledger(eps0, n_iter, selection, gradient_noise, budget.delta,
                 score_sensitivity=sensitivity, ledger=ledger, step_multiplier=z_step)
         if step_release is not None:

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from .._kernels._immutable import kept_derived
 from .._kernels._noise import MIN_SCALE, IntegerNoise, grid_for, grid_scale
 
 __all__ = ["GridRelease", "WalkRelease", "RESERVED_STEP_ETA", "batch_noise_multiplier",
@@ -73,8 +74,13 @@ class GridRelease:
                 "or epsilon=inf "
                 "for no noise")
         self.noise = _integer_noise(IntegerNoise, law, int_scale)
-        self.grid, self.inv_grid = grid_for(sensitivity, self.rho, self.points)
-        self.scales = multiplier * self.rho * sensitivity
+        # per-coordinate grids and scales of a read-only sensitivity array (a sweep's
+        # thresholds): computed once per process (public constants, kept_derived)
+        rho, points = self.rho, self.points
+        self.grid, self.inv_grid = kept_derived(
+            sensitivity, ("grid", rho, points), lambda: grid_for(sensitivity, rho, points))
+        self.scales = kept_derived(sensitivity, ("scales", multiplier * rho),
+                                   lambda: multiplier * rho * sensitivity)
 
 
 @functools.lru_cache(maxsize=64)
