@@ -460,3 +460,36 @@ def set_next_words(bit_generator, words):
     check.state = state
     assert [check.ctypes.next_uint64(check.ctypes.state) for _ in words] == words
     bit_generator.state = state
+
+
+@pytest.mark.parametrize("selection, scale", [("laplace", 0.05), ("exponential", 0.05),
+                                              ("argmax", 0.0)])
+def test_a_copy_is_the_same_sampler_on_its_own_state(selection, scale):
+    """``copy(generator)`` (DP-GCD copies the noisy max of a kept start): after draws
+    and updates of the original, the copy's draws and updates are the original's,
+    given the same generator words, and neither changes the other."""
+    rng = np.random.default_rng(3)
+    scores = rng.normal(0.0, 0.2, size=3000)
+    words = np.random.default_rng(11)
+    original = NoisyMax(scores, scale, selection, words)
+    original.draw(25)
+    original.update(rng.integers(0, 3000, 200), rng.normal(0.0, 0.3, size=200))
+    twin = original.copy(np.random.default_rng(12))
+    words.bit_generator.state = np.random.default_rng(12).bit_generator.state
+    np.testing.assert_array_equal(original.draw(400), twin.draw(400))
+    changed, values = rng.integers(0, 3000, 500), rng.normal(0.0, 0.5, size=500)
+    for sampler in (original, twin):
+        sampler.update(changed, values)
+    np.testing.assert_array_equal(original.draw(400), twin.draw(400))
+    np.testing.assert_array_equal(original.scores, twin.scores)
+    assert (original.n_rebuilds, original.ref) == (twin.n_rebuilds, twin.ref)
+    twin.update([0], [original.scores[0] + 1.0])  # the copy's state is its own
+    assert original.scores[0] != twin.scores[0]
+
+
+def test_a_noisy_max_is_initialised_once():
+    sampler = NoisyMax(np.zeros(4), 1.0, "laplace", np.random.default_rng(0))
+    with pytest.raises(RuntimeError, match="initialised once"):
+        sampler.__init__(np.zeros(4), 1.0, "laplace", np.random.default_rng(0))
+    with pytest.raises(ValueError, match="not initialised"):
+        NoisyMax.__new__(NoisyMax).copy(np.random.default_rng(0))
