@@ -177,6 +177,7 @@ def _keep_start(key, C, M, G, scores):
     _STARTS.append((key[0], [weakref.ref(root) for root in key[1]], *kept))
     while len(_STARTS) > STARTS_KEPT:
         del _STARTS[0]
+    return kept[3]
 
 
 #: noisy maxes built on kept starts' scores, kept to be copied (the most recent;
@@ -188,9 +189,10 @@ _MAXES_LOCK = threading.Lock()
 
 def _start_noisy_max(scores, double scale, selection, generator, bint kept):
     """The NoisyMax of a fit's start: built on ``scores``, or, for the scores of a
-    kept start (:func:`_kept_start`), a copy of the one built for them with this
-    ``scale`` and ``selection`` (the same state: only the O(p) exponentials of the
-    build are saved, the draws are the fit's own)."""
+    kept start (:func:`_kept_start`, ``kept``), a copy of the one built for them with
+    this ``scale`` and ``selection`` (the same state: only the O(p) exponentials of
+    the build are saved, the draws are the fit's own; the first fit of a start
+    builds it)."""
     if not kept:
         return NoisyMax(scores, scale, selection, generator)
     key = (id(scores), scale, selection)
@@ -380,12 +382,12 @@ cdef class GreedyKernel:
             for k in range(self.p):
                 score_view[k] = self.score(k)
             if key is not None:
-                _keep_start(key, C, M, self.G, scores)
+                scores = _keep_start(key, C, M, self.G, scores)
         else:
             self.start_at_zero(start[0])
             scores = start[1]  # NoisyMax keeps a copy
         self.noisy_max = _start_noisy_max(scores, selection_scale, selection, generator,
-                                          self.reused_start)
+                                          key is not None)
 
     cdef void recompute(self) noexcept nogil:
         """Margins, derivatives and the clipped gradient from scratch."""
