@@ -133,6 +133,7 @@ class Problem:
                     f"problem {self.name!r}: the exact solver did not reach tol = "
                     f"{self.tol:g} (KKT violation {res.diagnostics['kkt_violation']:.3g}); "
                     f"rescale the data or raise tol")
+            res.coef.setflags(write=False)  # the problem's own, as its data
             self._optimum = res
         return self._optimum
 
@@ -187,6 +188,8 @@ class Problem:
         self.y = _own_read_only_array(self.y, copy=False)
         if isinstance(self.smoothness, np.ndarray):  # what the fits derive from it is kept
             self.smoothness = _own_read_only_array(self.smoothness, copy=False)
+        if self._optimum is not None:
+            self._optimum.coef.setflags(write=False)
 
     def __sizeof__(self):
         # what the data weighs: read by dask's sizeof, so that joblib's dask
