@@ -172,6 +172,14 @@ def test_dask_backend_on_a_local_cluster_gives_the_same_rows(workers, threads):
             assert len(next(iter(holders.values()))) == 2
             assert client.submit(lambda p: p.f_star, future).result() == problem.f_star
             assert token == _runner._fingerprint(problem)
+            # a later sweep of the same content reuses the scattered copies; another
+            # content is scattered anew
+            assert _runner._broadcast(joblib, [problem])[id(problem)][0] is future
+            changed = lasso()
+            changed.penalty = L1(2.0 * changed.penalty.alpha)
+            other, other_token = _runner._broadcast(joblib, [changed])[id(changed)]
+            assert other is not future and other_token != token
+            assert without_time(run(changed, n_jobs=-1)) == without_time(run(changed, n_jobs=1))
     assert without_time(on_dask) == without_time(reference)
 
 

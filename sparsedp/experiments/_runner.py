@@ -12,6 +12,7 @@ import tempfile
 import threading
 import uuid
 import warnings
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -95,7 +96,7 @@ def _executor(n_jobs):
                                                caller)
                     for problem, tails in chunks)
             finally:
-                sent.clear()  # the futures' last references: the workers drop the copies
+                sent.clear()  # the sweep's references (the kept ones stay in _SCATTERED)
             return
         folder = tempfile.mkdtemp(prefix="sparsedp-sweep-", dir=_shared_folder())
         try:
@@ -122,6 +123,11 @@ def _broadcast(joblib, problems):
     on a two-worker ``LocalCluster`` the second worker started its first chunk half
     a second into a one-second sweep.  A chunk that carries the future gets the
     worker's own copy (Dask resolves futures among a task's arguments).
+
+    A problem whose content was scattered by an earlier sweep on the same client
+    goes as that sweep's future (kept: :data:`SCATTERED_KEPT` at most, the most
+    recent), not sent again: the workers already hold it (45-75 ms saved a sweep on
+    the dorothea-shaped problem and two workers).
     """
     backend, _ = joblib.parallel.get_active_backend()
     if type(backend).__name__ != "DaskDistributedBackend":
@@ -130,9 +136,32 @@ def _broadcast(joblib, problems):
     sent = {}
     for problem in problems:
         if id(problem) not in sent:
-            sent[id(problem)] = (client.scatter(problem, broadcast=True, hash=False),
-                                 _fingerprint(problem))
+            token = _fingerprint(problem)
+            sent[id(problem)] = (_scattered(client, token, problem), token)
     return sent
+
+
+#: problems kept scattered on a Dask client for the later sweeps (the most recent)
+SCATTERED_KEPT = 4
+_SCATTERED = collections.OrderedDict()   # (id(client), token) -> (weakref to client, future)
+
+
+def _scattered(client, token, problem):
+    """The future of ``problem`` (content ``token``) on every worker of ``client``:
+    the one an earlier sweep scattered while it is still there, else a new one."""
+    key = (id(client), token)
+    kept = _SCATTERED.get(key)
+    if kept is not None and kept[0]() is client and kept[1].status == "finished":
+        _SCATTERED.move_to_end(key)
+        return kept[1]
+    future = client.scatter(problem, broadcast=True, hash=False)
+    _SCATTERED[key] = (weakref.ref(client), future)
+    for stale in [k for k, (ref, f) in _SCATTERED.items()
+                  if ref() is None or f.status != "finished"]:
+        del _SCATTERED[stale]
+    while len(_SCATTERED) > SCATTERED_KEPT:
+        _SCATTERED.popitem(last=False)
+    return future
 
 
 def _local_processes(joblib):
