@@ -66,11 +66,21 @@ def test_kept_values_go_with_their_array_and_are_bounded():
     value = kept_derived(N, ("goes",), lambda: 3.0 * N)
     np.testing.assert_array_equal(value, 3.0 * N)
     assert all(key[0] != key_id or ref() is not None
-               for key, (ref, _) in _immutable._DERIVED.items())
+               for key, (ref, _, _) in _immutable._DERIVED.items())
     arrays = [_frozen(np.full(5, float(k))) for k in range(_immutable.DERIVED_KEPT + 5)]
     for a in arrays:
         kept_derived(a, ("bound",), lambda: a + 1.0)
     assert len(_immutable._DERIVED) <= _immutable.DERIVED_KEPT
+    # and at most DERIVED_BYTES of arrays: six values of a fifth of it, the five most
+    # recent kept (the older, smaller values gone first)
+    big = _frozen(np.zeros(_immutable.DERIVED_BYTES // 40))
+    for k in range(6):
+        kept_derived(big, ("big", k), lambda: big + 1.0)
+    assert sum(entry[2] for entry in _immutable._DERIVED.values()) <= _immutable.DERIVED_BYTES
+    assert [key[-1] for key in _immutable._DERIVED] == [("big", k) for k in range(1, 6)]
+    huge = _frozen(np.zeros(_immutable.DERIVED_BYTES // 24))  # a third: never kept
+    values = [kept_derived(huge, ("huge",), lambda: huge + 1.0) for _ in range(2)]
+    assert values[0] is not values[1] and not values[0].flags.writeable
 
 
 @pytest.mark.parametrize("solver", ["dp_gcd", "dp_cd"])

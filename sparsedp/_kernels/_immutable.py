@@ -22,9 +22,11 @@ import numpy as np
 
 __all__ = ["immutable_key", "is_alive", "kept_derived"]
 
-#: values kept by :func:`kept_derived` (the least recently used go first)
-DERIVED_KEPT = 32
-_DERIVED = OrderedDict()   # key -> (weak reference to the array's owner, value)
+#: values kept by :func:`kept_derived`, at most this many and this many bytes of
+#: arrays (the least recently used go first: a sweep's grid points come in order)
+DERIVED_KEPT = 64
+DERIVED_BYTES = 64 * 2 ** 20
+_DERIVED = OrderedDict()   # key -> (weak reference to the array's owner, value, bytes)
 _DERIVED_LOCK = threading.Lock()
 
 
@@ -83,10 +85,11 @@ def kept_derived(a, what, compute):
     computation and everything else it depends on (scalars).  When ``a`` and
     every array it views are read-only (:func:`immutable_key`), the value of
     ``compute()`` (an array, or a tuple of arrays) is made read-only and kept
-    (:data:`DERIVED_KEPT` values at most, each while ``a``'s owner lives) and
-    later calls with the same ``a`` and ``what`` return it; otherwise every call
-    computes afresh.  Only for values that are functions of ``a`` and ``what``
-    alone (public constants: nothing random, nothing from the data).
+    (:data:`DERIVED_KEPT` values and :data:`DERIVED_BYTES` at most, each while
+    ``a``'s owner lives; a value over a quarter of the bytes is not kept) and later
+    calls with the same ``a`` and ``what`` return it; otherwise every call computes
+    afresh.  Only for values that are functions of ``a`` and ``what`` alone
+    (public constants: nothing random, nothing from the data).
     """
     root = _read_only_root(a)
     if root is None:
@@ -99,13 +102,18 @@ def kept_derived(a, what, compute):
             _DERIVED.move_to_end(key)
             return entry[1]
     value = compute()
+    size = 0
     for array in (value if isinstance(value, tuple) else (value,)):
         if isinstance(array, np.ndarray):
             array.setflags(write=False)
+            size += array.nbytes
+    if size > DERIVED_BYTES // 4:  # too large to keep without crowding out the rest
+        return value
     with _DERIVED_LOCK:
-        _DERIVED[key] = (weakref.ref(root), value)
-        for stale in [k for k, (ref, _) in _DERIVED.items() if ref() is None]:
+        _DERIVED[key] = (weakref.ref(root), value, size)
+        for stale in [k for k, (ref, _, _) in _DERIVED.items() if ref() is None]:
             del _DERIVED[stale]
-        while len(_DERIVED) > DERIVED_KEPT:
-            _DERIVED.popitem(last=False)
+        total = sum(entry[2] for entry in _DERIVED.values())
+        while len(_DERIVED) > DERIVED_KEPT or total > DERIVED_BYTES:
+            total -= _DERIVED.popitem(last=False)[1][2]
     return value
