@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from .._kernels._dp_cd_fast import CoordinateBlocks, RandomStreams, dp_cd_steps
+from .._kernels._immutable import kept_derived
 from .._kernels import kernel_id
 from .._validation import check_bool, check_integer, check_option, check_real
 from ..datafits import Squared
@@ -104,10 +105,13 @@ class DPCD(PrivateSolver):
         info = {"noise_multiplier": 0.0 if release is None else release.multiplier,
                 "smoothness": constants.smoothness, "clip_thresholds": C,
                 "noise_scales": np.zeros(p) if release is None
-                else release.scales * C / problem.n,
+                else kept_derived(C, ("noise scales", release.scales, problem.n),
+                                  lambda: release.scales * C / problem.n),
                 "step_sizes": constants.steps, "inner_steps": K, "outer": T}
         if release is not None:
-            info.update(grid=grid * C / problem.n, grid_points=release.points,
+            info.update(grid=kept_derived(C, ("grid", grid, problem.n),
+                                          lambda: grid * C / problem.n),
+                        grid_points=release.points,
                         float_sum_factor=release.rho)
         tr = ({"passes": np.array(passes_done), "objective": np.array(values)}
               if trace else None)

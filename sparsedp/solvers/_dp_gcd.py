@@ -215,7 +215,7 @@ class DPGCD(PrivateSolver):
 
     def calibrate(self, problem, constants, budget, ledger, options):
         M = constants.smoothness
-        trace_m = float(M.sum())
+        trace_m = kept_derived(M, ("trace",), lambda: float(M.sum()))
         if trace_m <= 0:
             raise ValueError("every smoothness constant is zero (X has no nonzero): "
                              "nothing to optimise")
@@ -280,7 +280,8 @@ class DPGCD(PrivateSolver):
             kernel_selection, noise = plan["selection"], release.noise
             release_mode = "grid"
             grid, inv_grid = release.grid, release.inv_grid
-            noise_scales = release.scales / problem.n
+            noise_scales = kept_derived(release.scales, ("per sample", problem.n),
+                                        lambda: release.scales / problem.n)
         C = constants.thresholds
         dead = live.size < p
         init = options["coef_init"]
@@ -331,7 +332,8 @@ class DPGCD(PrivateSolver):
                 "smoothness": constants.smoothness, "step_smoothness": step_smoothness,
                 "clip_thresholds": C,
                 "step_sizes": constants.steps, "selected": live[selected],
-                "released": released, "grid": grid / problem.n,
+                "released": released,
+                "grid": kept_derived(grid, ("per sample", problem.n), lambda: grid / problem.n),
                 "grid_points": 0 if release is None else release.points,
                 "float_sum_factor": 1.0 if release is None else release.rho}
         return KernelOutput(coef=w, n_iter=n_iter, info=info,
