@@ -98,9 +98,11 @@ class DPGCDRecords:
     ``kept``, X read-only as a :class:`sparsedp.experiments.Problem` holds it (the
     records built once per process and kept); ``kept+start``, X and y read-only (the
     clipped gradient at w = 0 kept too, for the same thresholds: another run of a
-    grid point)."""
+    grid point, with a copy of the noisy max built on it); ``kept+constants``, the
+    smoothness constants M read-only too (the thresholds, steps and grids derived
+    from them kept: a Problem's fits)."""
 
-    params = ["fresh", "kept", "kept+start"]
+    params = ["fresh", "kept", "kept+start", "kept+constants"]
     param_names = ["records"]
     timeout = 120
 
@@ -108,11 +110,13 @@ class DPGCDRecords:
         X, y = dorothea_like(logistic=True)
         if records != "fresh":
             X = read_only(X)
-        if records == "kept+start":
+        if records.startswith("kept+"):
             y = np.array(y)
             y.setflags(write=False)
         self.X, self.y = X, y
         self.M = np.full(X.shape[1], 0.25)
+        if records == "kept+constants":
+            self.M.setflags(write=False)
         self.time_fit(records)  # calibration memoised, records kept (when they are)
 
     def time_fit(self, records):
