@@ -7,6 +7,13 @@ need walk tables of the same number of digits, whereas a 1-pass fit needs fewer)
 repeated; medians.  The peer: scikit-learn's ``SGDClassifier`` (log loss, L2, one epoch,
 ``max_iter=1``, no shuffle cost difference) on the same CSR matrix, timed the same
 way in the same process.
+
+Two floors: the peer's epoch plus one Gaussian per nonzero (the least any lazy
+epoch draws), and the peer's epoch plus the catch-ups this kernel's walk draws
+(``benchmarks.common.epoch_gaps``: each touched nonzero's steps since its last
+touch, one draw per nonzero base-16 digit, about 1.8 on the dorothea shape, from
+that digit's table; ``walk_floor``): what the noise alone costs an epoch with the
+walk as it is.
 """
 import statistics
 import sys
@@ -17,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).parent / "benchmarks"))
-from common import EpochTime, dorothea_like, gaussian_floor  # noqa: E402
+from common import EpochTime, dorothea_like, epoch_gaps, gaussian_floor, walk_floor  # noqa: E402
 
 from sparsedp.datafits import Logistic  # noqa: E402
 from sparsedp.penalties import L2  # noqa: E402
@@ -71,6 +78,10 @@ def main(rounds=7):
               f"{(peer.median + table) / peer.median:.2f}x the peer with our integer sampler "
               f"({table * 1e3:.2f} ms of draws), {(peer.median + floats) / peer.median:.2f}x "
               f"with numpy's float normals ({floats * 1e3:.2f} ms)")
+        walk, per_touch = walk_floor(epoch_gaps(X))
+        print(f"Floor with the lazy walk, the peer's epoch + the epoch's catch-ups alone "
+              f"(a walk sum per touched nonzero, {per_touch:.2f} draws each, "
+              f"{walk * 1e3:.2f} ms): {(peer.median + walk) / peer.median:.2f}x the peer")
 
 
 if __name__ == "__main__":

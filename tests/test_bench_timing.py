@@ -53,3 +53,29 @@ def test_peers_names_an_unknown_section():
     assert proc.returncode == 2
     assert "unknown section 'bogus'; one of noise, cd, dp_cd" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.fixture(scope="module")
+def common():
+    if not COMMON.exists():
+        pytest.skip("the asv suite is not beside the tests")
+    spec = importlib.util.spec_from_file_location("bench_common", COMMON)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_epoch_gaps_are_the_steps_since_each_touch(common):
+    """dp_sgd_epoch.py's walk floor: on a dense matrix every step touches every column
+    (gaps of 1); on the identity, a column's gap is the steps since its row was drawn."""
+    import numpy as np
+    import scipy.sparse as sp
+    dense = sp.csc_array(np.ones((6, 4)))
+    gaps = common.epoch_gaps(dense)
+    assert gaps.shape == (6 * 4,) and np.all(gaps == 1)
+    two = common.epoch_gaps(dense, batch_rows=2)  # 3 steps of two rows: columns once each
+    assert two.shape == (3 * 4,) and np.all(two == 1)
+    eye = common.epoch_gaps(sp.eye_array(50, format="csc"), seed=3)
+    assert eye.shape == (50,) and eye.min() >= 1 and eye.max() <= 99
+    _, per_touch = common.walk_floor(np.array([17, 16, 1, 255]), rounds=1)
+    assert per_touch == (2 + 1 + 1 + 2) / 4  # nonzero base-16 digits

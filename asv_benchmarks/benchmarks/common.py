@@ -121,6 +121,48 @@ def gaussian_floor(count, rounds=7):
     return statistics.median(table), statistics.median(floats)
 
 
+def epoch_gaps(X, batch_rows=1, seed=0):
+    """The catch-ups of one lazy DP-SGD epoch in touch order: for every nonzero of the
+    rows sampled at each step (``batch_rows`` rows drawn uniformly, an epoch of
+    ``n / batch_rows`` steps after one such epoch to warm up), the steps since its
+    column was last touched (int64)."""
+    Xr = X.tocsr()
+    n, p = Xr.shape
+    steps = n // batch_rows
+    rng = np.random.default_rng(seed)
+    last = np.zeros(p, dtype=np.int64)
+    gaps = []
+    for t in range(2 * steps):
+        rows = rng.integers(0, n, batch_rows)
+        cols = np.unique(np.concatenate([Xr.indices[Xr.indptr[i]:Xr.indptr[i + 1]]
+                                         for i in rows]))
+        if t >= steps:
+            gaps.append(t - last[cols])
+        last[cols] = t
+    return np.concatenate(gaps)
+
+
+def walk_floor(gaps, rounds=7):
+    """Median seconds to draw the walk sums of ``gaps`` (one catch-up each, with the
+    kernel's sampler: one integer Gaussian per nonzero base-16 digit of the gap, from
+    that digit's table) at the walks' step scale (``2**29`` grid units), and the draws
+    per catch-up."""
+    import statistics
+    import time
+
+    from sparsedp.random import GaussianWalk
+
+    walk = GaussianWalk(2.0 ** 29, 16 ** 4 - 1)
+    generator = np.random.default_rng(0)
+    times = []
+    for _ in range(rounds):
+        t = time.perf_counter()
+        walk.sums(generator, gaps)
+        times.append(time.perf_counter() - t)
+    digits = sum(np.count_nonzero((gaps >> (4 * d)) & 15) for d in range(4))
+    return statistics.median(times), digits / gaps.size
+
+
 class EpochTime:
     """An epoch timed as a difference of two runs, over rounds: its median and spread.
 
