@@ -491,5 +491,21 @@ def test_a_noisy_max_is_initialised_once():
     sampler = NoisyMax(np.zeros(4), 1.0, "laplace", np.random.default_rng(0))
     with pytest.raises(RuntimeError, match="initialised once"):
         sampler.__init__(np.zeros(4), 1.0, "laplace", np.random.default_rng(0))
-    with pytest.raises(ValueError, match="not initialised"):
-        NoisyMax.__new__(NoisyMax).copy(np.random.default_rng(0))
+    bare = NoisyMax.__new__(NoisyMax)  # no __init__: a clear error, never a crash
+    for call in (lambda: bare.copy(np.random.default_rng(0)), lambda: bare.draw(1),
+                 lambda: bare.update([0], [1.0]), lambda: bare.scores):
+        with pytest.raises(ValueError, match="not initialised"):
+            call()
+
+
+def test_updates_outside_the_scores_are_clear_errors():
+    sampler = NoisyMax(np.zeros(4), 1.0, "laplace", np.random.default_rng(0))
+    with pytest.raises(IndexError, match=r"\[0, 4\)"):
+        sampler.update([4], [1.0])
+    with pytest.raises(IndexError):
+        sampler.update([-1], [1.0])
+    with pytest.raises(ValueError, match="finite"):
+        sampler.update([0], [np.nan])
+    with pytest.raises(ValueError, match="one length"):
+        sampler.update([0, 1], [1.0])
+    np.testing.assert_array_equal(sampler.scores, np.zeros(4))  # nothing changed

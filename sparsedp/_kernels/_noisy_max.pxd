@@ -61,6 +61,8 @@ cdef class NoisyMax:
     cdef double best
     cdef readonly int64_t n_fallbacks, n_rebuilds
 
+    # a ValueError unless __init__ ran (an object made by NoisyMax.__new__ alone)
+    cdef int check_ready(self) except -1
     # maintenance: scores change through set_score, take effect at flush
     cdef inline u128 integer_weight(self, double s) noexcept nogil
     cdef void rebuild(self) noexcept nogil

@@ -136,6 +136,12 @@ cdef class NoisyMax:
         with nogil:
             self.rebuild()
 
+    cdef int check_ready(self) except -1:
+        if self.weight == NULL:
+            raise ValueError("this NoisyMax was not initialised (NoisyMax.__new__ without "
+                             "__init__)")
+        return 0
+
     def copy(self, generator):
         """A NoisyMax in this one's state (scores, weights, sums) drawing from ``generator``.
 
@@ -144,8 +150,7 @@ cdef class NoisyMax:
         O(p) exponentials of the build: DP-GCD keeps one per start of a grid
         point's runs.
         """
-        if self.weight == NULL:
-            raise ValueError("this NoisyMax was not initialised")
+        self.check_ready()
         cdef NoisyMax other = NoisyMax.__new__(NoisyMax)
         cdef Py_ssize_t n_chunks = (self.p + CHUNK - 1) // CHUNK
         other.p, other.block, other.n_blocks = self.p, self.block, self.n_blocks
@@ -486,6 +491,7 @@ cdef class NoisyMax:
     # ---- Python access -----------------------------------------------------------
     def draw(self, Py_ssize_t size):
         """``size`` independent noisy-argmax indices."""
+        self.check_ready()
         out = np.empty(size, dtype=np.int64)
         cdef int64_t[::1] o = out
         cdef Py_ssize_t i
@@ -497,12 +503,21 @@ cdef class NoisyMax:
     def update(self, indices, values):
         """Set ``scores[indices] = values`` (Cython code: ``set_score``, then ``flush``)."""
         cdef Py_ssize_t i
+        self.check_ready()
         idx = np.asarray(indices, dtype=np.int64)
         val = np.asarray(values, dtype=np.float64)
+        if idx.ndim != 1 or val.shape != idx.shape:
+            raise ValueError(f"indices and values must be 1-D of one length, got shapes "
+                             f"{idx.shape} and {val.shape}")
+        if idx.size and (idx.min() < 0 or idx.max() >= self.p):
+            raise IndexError(f"indices must be in [0, {self.p})")
+        if not np.all(np.isfinite(val)):
+            raise ValueError("scores must be finite")
         for i in range(idx.shape[0]):
             self.set_score(idx[i], val[i])
         self.flush()
 
     @property
     def scores(self):
+        self.check_ready()
         return np.asarray(self.score).copy()
