@@ -9,13 +9,19 @@ COMMON = Path(__file__).parents[1] / "asv_benchmarks" / "benchmarks" / "common.p
 
 
 @pytest.fixture(scope="module")
-def EpochTime():
+def common():
+    """The asv suite's ``benchmarks/common.py``, loaded from its file."""
     if not COMMON.exists():
         pytest.skip("the asv suite is not beside the tests")
     spec = importlib.util.spec_from_file_location("bench_common", COMMON)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.EpochTime
+    return module
+
+
+@pytest.fixture(scope="module")
+def EpochTime(common):
+    return common.EpochTime
 
 
 def test_a_clear_epoch_is_printed_in_ms(EpochTime):
@@ -53,16 +59,6 @@ def test_peers_names_an_unknown_section():
     assert proc.returncode == 2
     assert "unknown section 'bogus'; one of noise, cd, dp_cd" in proc.stderr
     assert "Traceback" not in proc.stderr
-
-
-@pytest.fixture(scope="module")
-def common():
-    if not COMMON.exists():
-        pytest.skip("the asv suite is not beside the tests")
-    spec = importlib.util.spec_from_file_location("bench_common", COMMON)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_epoch_gaps_are_the_steps_since_each_touch(common):
