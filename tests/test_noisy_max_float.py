@@ -485,6 +485,9 @@ def test_a_copy_is_the_same_sampler_on_its_own_state(selection, scale):
     assert (original.n_rebuilds, original.ref) == (twin.n_rebuilds, twin.ref)
     twin.update([0], [original.scores[0] + 1.0])  # the copy's state is its own
     assert original.scores[0] != twin.scores[0]
+    for not_a_generator in (None, 3, np.random.RandomState(0)):
+        with pytest.raises(TypeError, match="numpy.random.Generator"):
+            original.copy(not_a_generator)
 
 
 def test_a_noisy_max_is_initialised_once():
