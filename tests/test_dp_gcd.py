@@ -664,6 +664,39 @@ def test_clipped_gradient_at_zero_is_kept_for_immutable_data_and_equal_threshold
     assert len(_dp_gcd_fast._STARTS) <= kept_before - 4 + 1
 
 
+def test_kept_start_holds_immutable_thresholds_and_copies_writeable_ones():
+    """A start keeps read-only C and M themselves (a later fit with the same objects
+    matches without comparing them) and copies writeable ones: writing into a
+    writeable C after the fit makes the next fit compute its own start, and an
+    equal C in a new array still finds the kept one."""
+    from sparsedp._kernels import _dp_gcd_fast
+    X, y = make_sparse_problem(40, 25, density=0.2, seed=3)
+    frozen = read_only_csc(sp.csc_array(X))[0]
+    y_frozen = np.array(y)
+    y_frozen.setflags(write=False)
+    M = Squared().smoothness(X)
+
+    def kernel(C, M):
+        return GreedyKernel(frozen, y_frozen, kernel_id(Squared()), M, C, 1.0 / M, 0.0, 0.0,
+                            "gs-r", "argmax", 0.0, "none", None, np.zeros(25), np.zeros(25),
+                            np.random.default_rng(0))
+
+    C_ro, M_ro = np.full(25, 0.37), M.copy()
+    C_ro.setflags(write=False)
+    M_ro.setflags(write=False)
+    assert not kernel(C_ro, M_ro).reused_start
+    entry = _dp_gcd_fast._STARTS[-1]
+    assert entry[2] is C_ro and entry[3] is M_ro  # held, not copied
+    assert kernel(C_ro, M_ro).reused_start
+    assert kernel(np.full(25, 0.37), M.copy()).reused_start  # equal bits, other arrays
+    C_rw = np.full(25, 0.41)
+    assert not kernel(C_rw, M_ro).reused_start
+    assert _dp_gcd_fast._STARTS[-1][2] is not C_rw  # a copy
+    C_rw[3] = 0.5  # the kept copy does not change with it
+    assert not kernel(C_rw, M_ro).reused_start
+    assert kernel(np.full(25, 0.41), M_ro).reused_start
+
+
 def test_problem_holds_read_only_copies_of_its_data():
     """A Problem's X and y are its own read-only copies, also once unpickled: the
     kernels keep what they derive from them (DP-GCD's gradient at 0) across fits."""

@@ -29,7 +29,7 @@ from ._core cimport (
 from ._noise cimport IntegerNoise, grid_release, noise_draw
 from ._noisy_max cimport NoisyMax
 from ._random cimport generator_bitgen
-from ._immutable import immutable_key, is_alive, kept_derived
+from ._immutable import _read_only_root, immutable_key, is_alive, kept_derived
 
 cdef enum:
     GS_S = 0
@@ -150,8 +150,9 @@ def _kept_start(key, C, M):
     """
     for entry in list(_STARTS):  # a snapshot: another thread may change the list
         parts, refs, kept_C, kept_M, G, scores = entry
-        if (parts == key[0] and is_alive(refs, key[1]) and _same_bits(kept_C, C)
-                and _same_bits(kept_M, M)):
+        if (parts == key[0] and is_alive(refs, key[1])
+                and (kept_C is C or _same_bits(kept_C, C))
+                and (kept_M is M or _same_bits(kept_M, M))):
             for k in range(len(_STARTS)):  # the most recent last
                 if _STARTS[k] is entry:
                     del _STARTS[k]
@@ -171,9 +172,13 @@ def _same_bits(const double[::1] a, const double[::1] b):
 
 def _keep_start(key, C, M, G, scores):
     _STARTS[:] = [e for e in _STARTS if all(ref() is not None for ref in e[1])]
-    kept = [np.array(a) for a in (C, M, G, scores)]
+    # C and M themselves when immutable (a later fit's same object then matches
+    # without comparing 2 x 8p bytes), else read-only copies
+    kept = [a if _read_only_root(a) is not None else np.array(a) for a in (C, M)]
+    kept += [np.array(a) for a in (G, scores)]
     for a in kept:
-        a.setflags(write=False)
+        if a.flags.writeable:
+            a.setflags(write=False)
     _STARTS.append((key[0], [weakref.ref(root) for root in key[1]], *kept))
     while len(_STARTS) > STARTS_KEPT:
         del _STARTS[0]
@@ -343,7 +348,8 @@ cdef class GreedyKernel:
             raise ValueError("gradient_release='grid' needs an IntegerNoise")
         self.noise = noise
         self.estimate_steps = step_estimate is not None
-        self.est_M = np.full(self.p, np.nan)
+        # the released estimates (NaN: none yet); only a run that estimates reads them
+        self.est_M = np.full(self.p if self.estimate_steps else 0, np.nan)
         if self.estimate_steps:
             (self.step_noise, self.step_grid, self.step_inv_grid, self.step_beta,
              self.step_bound, self.step_floor, self.step_gamma) = step_estimate
@@ -355,9 +361,9 @@ cdef class GreedyKernel:
                   else np.array(coef_init, dtype=np.float64).reshape(self.p))
         self.margin = np.zeros(self.n)
         self.deriv = np.zeros(self.n)
-        self.G = np.zeros(self.p)
+        self.G = np.empty(self.p)  # every entry set by recompute or start_at_zero
         self.stamp = np.full(self.p, -1, dtype=np.int64)
-        self.touched = np.zeros(self.p, dtype=np.int64)
+        self.touched = np.empty(self.p, dtype=np.int64)  # entries below touched_count only
         self.generator = generator
         self.rng = generator_bitgen(generator)
         self.refresh_every = max(1, refresh_every)
@@ -508,6 +514,8 @@ cdef class GreedyKernel:
     @property
     def step_smoothness(self):
         """The privately released M_j of the selected coordinates (NaN elsewhere)."""
+        if not self.estimate_steps:
+            return np.full(self.p, np.nan)
         return np.asarray(self.est_M).copy()
 
     def run(self, Py_ssize_t n_iter):

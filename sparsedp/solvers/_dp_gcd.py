@@ -272,10 +272,9 @@ class DPGCD(PrivateSolver):
     def run(self, problem, constants, plan, generator, options, trace):
         X, y, datafit, penalty = problem.X, problem.y, problem.datafit, problem.penalty
         p, n_iter, live, release = problem.p, options["n_iter"], plan["live"], plan["release"]
-        zeros = np.zeros(p)
         if release is None:
             kernel_selection, release_mode, noise = "argmax", "none", None
-            grid = inv_grid = noise_scales = zeros
+            grid = inv_grid = noise_scales = np.zeros(p)
         else:
             kernel_selection, noise = plan["selection"], release.noise
             release_mode = "grid"
