@@ -144,9 +144,12 @@ cdef extern from *:
 cdef extern from *:
     """
     #define SPARSEDP_PREFETCH(addr) __builtin_prefetch((const void*)(addr))
+    #define SPARSEDP_PREFETCH_WRITE(addr) __builtin_prefetch((const void*)(addr), 1)
     """
     # a hint to load the cache line of addr (no effect on results)
     void prefetch "SPARSEDP_PREFETCH"(const void* addr) noexcept nogil
+    # ... about to be written
+    void prefetch_write "SPARSEDP_PREFETCH_WRITE"(const void* addr) noexcept nogil
 
 
 cdef inline double rint_fast(double a) noexcept nogil:

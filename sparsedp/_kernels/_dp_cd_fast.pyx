@@ -45,7 +45,7 @@ import numpy as np
 
 from ._core cimport (
     LOGISTIC, NarrowNonzero, WideNonzero, nonzero_t, check_loss, clipped_gradient,
-    loss_derivative, prefetch, prox_elastic_net, sigmoid_neg_fill, SIGNAL_CHECK_WORK,
+    loss_derivative, prefetch, prefetch_write, prox_elastic_net, sigmoid_neg_fill, SIGNAL_CHECK_WORK,
     check_signals,
 )
 from ._noise cimport IntegerNoise, grid_release, noise_fill
@@ -65,6 +65,7 @@ cdef enum:
     LOOKAHEAD = 10  # steps ahead at which a block's cache lines are prefetched (measured:
                     # 8-12 best, 16 10-15% slower, docs/dp_cd.rst)
     CHUNK = 128     # logistic derivatives refreshed at a time (a stack buffer)
+    HEADER_AHEAD = 32  # blocks ahead at which a walk over every header prefetches
 
 
 cdef packed struct Header:
@@ -230,6 +231,8 @@ cdef class CoordinateBlocks:
         self.offset = &offsets[0]
         cdef Header* h
         for j in range(p):
+            if j + HEADER_AHEAD < p:  # one cache miss a block: prefetched well ahead
+                prefetch_write(self.header(j + HEADER_AHEAD))
             h = self.header(j)
             h.step, h.clip, h.theta = steps[j], clips[j], start[j]
             h.wsum, h.stamp = 0.0, 1
@@ -306,6 +309,8 @@ cdef class CoordinateBlocks:
         cdef double[::1] view = out
         cdef Py_ssize_t j
         for j in range(self.n_features):
+            if j + HEADER_AHEAD < self.n_features:
+                prefetch(self.header(j + HEADER_AHEAD))
             view[j] = self.header(j).theta
         return out
 
@@ -314,6 +319,8 @@ cdef class CoordinateBlocks:
         self.check_live()
         cdef Py_ssize_t j
         for j in range(self.n_features):
+            if j + HEADER_AHEAD < self.n_features:
+                prefetch_write(self.header(j + HEADER_AHEAD))
             self.header(j).wsum = 0.0
             self.header(j).stamp = 1
 
@@ -329,6 +336,8 @@ cdef class CoordinateBlocks:
         cdef int64_t last = 1
         cdef Header* h
         for j in range(self.n_features):
+            if j + HEADER_AHEAD < self.n_features:
+                prefetch(self.header(j + HEADER_AHEAD))
             h = self.header(j)
             last = max(last, h.stamp)
             view[j] = (h.wsum + h.theta * (k + 1 - h.stamp)) / k
@@ -355,6 +364,8 @@ cdef class CoordinateBlocks:
         cdef Py_ssize_t j
         cdef Header* h
         for j in range(self.n_features):
+            if j + HEADER_AHEAD < self.n_features:
+                prefetch_write(self.header(j + HEADER_AHEAD))
             h = self.header(j)
             h.theta = view[j]
             if reset_average:
