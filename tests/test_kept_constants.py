@@ -129,3 +129,28 @@ def test_a_copied_noisy_max_selects_as_one_built_afresh():
             np.testing.assert_array_equal(selected(X, y, seed, n_iter),
                                           selected(frozen_X, frozen_y, seed, n_iter))
     assert len(_dp_gcd_fast._MAXES) == 2
+
+
+def test_kept_noisy_maxes_are_bounded_by_count_and_bytes(monkeypatch):
+    """The kept maxes stay within MAXES_KEPT and MAXES_BYTES (by NoisyMax.nbytes,
+    what a copy copies: 8 + 16 + 8 bytes a coordinate and the block sums), the most
+    recent kept, one at least whatever its size."""
+    from sparsedp._kernels._noisy_max import NoisyMax
+    scores = np.linspace(0.0, 1.0, 1000)
+    one = NoisyMax(scores, 0.1, "laplace", np.random.default_rng(0))
+    assert 32 * 1000 <= one.nbytes <= 40 * 1000
+    frozen = _frozen(scores)
+    monkeypatch.setattr(_dp_gcd_fast, "MAXES_BYTES", int(2.5 * one.nbytes))
+    _dp_gcd_fast._MAXES.clear()
+    for k, scale in enumerate((0.1, 0.2, 0.3, 0.4)):
+        _dp_gcd_fast._start_noisy_max(frozen, scale, "laplace", np.random.default_rng(k), True)
+    assert [key[1] for key in _dp_gcd_fast._MAXES] == [0.3, 0.4]  # two fit 2.5 x nbytes
+    monkeypatch.setattr(_dp_gcd_fast, "MAXES_BYTES", 1)
+    _dp_gcd_fast._start_noisy_max(frozen, 0.5, "laplace", np.random.default_rng(9), True)
+    assert [key[1] for key in _dp_gcd_fast._MAXES] == [0.5]
+    monkeypatch.setattr(_dp_gcd_fast, "MAXES_BYTES", 1 << 40)
+    monkeypatch.setattr(_dp_gcd_fast, "MAXES_KEPT", 2)
+    for scale in (0.6, 0.7, 0.8):
+        _dp_gcd_fast._start_noisy_max(frozen, scale, "laplace", np.random.default_rng(1), True)
+    assert [key[1] for key in _dp_gcd_fast._MAXES] == [0.7, 0.8]
+    _dp_gcd_fast._MAXES.clear()

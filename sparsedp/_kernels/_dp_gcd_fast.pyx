@@ -185,9 +185,12 @@ def _keep_start(key, C, M, G, scores):
     return kept[3]
 
 
-#: noisy maxes built on kept starts' scores, kept to be copied (the most recent;
-#: 2.5 MB each at p = 10**5), see :func:`_start_noisy_max`
-MAXES_KEPT = 4
+#: noisy maxes built on kept starts' scores, kept to be copied (the most recent:
+#: at most MAXES_KEPT of them and MAXES_BYTES together; 3.3 MB each at p = 10**5,
+#: so the 20 (clip, n_iter) points of a sweep's DP-GCD grid on dorothea stay kept),
+#: see :func:`_start_noisy_max`
+MAXES_KEPT = 32
+MAXES_BYTES = 80 << 20
 _MAXES = OrderedDict()
 _MAXES_LOCK = threading.Lock()
 
@@ -211,8 +214,9 @@ def _start_noisy_max(scores, double scale, selection, generator, bint kept):
         _MAXES[key] = (weakref.ref(scores), built)
         for stale in [k for k, (ref, _) in _MAXES.items() if ref() is None]:
             del _MAXES[stale]
-        while len(_MAXES) > MAXES_KEPT:
-            _MAXES.popitem(last=False)
+        total = sum((<NoisyMax> m).nbytes for _, m in _MAXES.values())
+        while len(_MAXES) > MAXES_KEPT or (len(_MAXES) > 1 and total > MAXES_BYTES):
+            total -= (<NoisyMax> _MAXES.popitem(last=False)[1][1]).nbytes
     return built.copy(generator)
 
 

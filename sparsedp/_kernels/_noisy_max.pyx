@@ -521,3 +521,12 @@ cdef class NoisyMax:
     def scores(self):
         self.check_ready()
         return np.asarray(self.score).copy()
+
+    @property
+    def nbytes(self):
+        """Bytes of its per-coordinate and per-block state (what :meth:`copy` copies)."""
+        self.check_ready()
+        cdef Py_ssize_t n_chunks = (self.p + CHUNK - 1) // CHUNK
+        return (self.p * (sizeof(double) + sizeof(u128) + sizeof(int64_t))
+                + self.n_blocks * (sizeof(double) + 2 * sizeof(u128) + 1 + sizeof(int64_t))
+                + n_chunks * sizeof(u128))
