@@ -118,12 +118,31 @@ def test_a_problem_goes_to_local_workers_once_as_a_file(tmp_path, monkeypatch):
         renamed.name = f"problem {k}"
         _runner._SharedProblem(renamed, str(tmp_path)).load()
     assert shared.token not in _runner._LOADED
-    # a sweep with local processes writes its problems in a folder it removes
-    monkeypatch.setenv("JOBLIB_TEMP_FOLDER", str(tmp_path / "sweeps"))
-    (tmp_path / "sweeps").mkdir()
+    # a sweep with local processes writes its problem in a folder of its own, left
+    # for the next sweeps of the same problem (SHARED_KEPT problems, the most recent),
+    # removed when evicted or at exit; a problem over SHARED_KEPT_BYTES goes with its sweep
+    sweeps = tmp_path / "sweeps"
+    monkeypatch.setenv("JOBLIB_TEMP_FOLDER", str(sweeps))
+    sweeps.mkdir()
+    monkeypatch.setattr(_runner, "_SHARED", collections.OrderedDict())
     assert _runner._local_processes(joblib)
-    run(problem, n_jobs=2)
-    assert list((tmp_path / "sweeps").iterdir()) == []
+
+    def files():
+        return sorted(str(f) for f in sweeps.rglob("*.joblib"))
+    first = run(problem, n_jobs=2)
+    kept = files()
+    assert len(kept) == 1
+    assert without_time(run(made_again, n_jobs=2)) == without_time(first)
+    assert files() == kept  # the same content: the same file, not written again
+    run(other, n_jobs=2)
+    run(renamed, n_jobs=2)
+    assert len(files()) == _runner.SHARED_KEPT == 2 and kept[0] not in files()
+    assert len(list(sweeps.iterdir())) == 2  # the evicted one's folder went too
+    _runner._remove_shared()
+    assert list(sweeps.iterdir()) == []
+    monkeypatch.setattr(_runner, "SHARED_KEPT_BYTES", 100)
+    assert without_time(run(problem, n_jobs=2)) == without_time(first)
+    assert list(sweeps.iterdir()) == [] and not _runner._SHARED
     with joblib.parallel_config(backend="threading"):
         assert not _runner._local_processes(joblib)
 
@@ -660,12 +679,12 @@ def test_sweep_workers_reuse_freed_memory(tmp_path):
 
 
 THREAD_ALLOCATION_PROBE = """
-import ctypes, json, resource, sys, threading, warnings
+import json, resource, sys, threading, warnings
 import numpy as np, scipy.sparse as sp
 from sparsedp.datafits import Logistic
 from sparsedp.experiments import Problem
 from sparsedp.experiments._grid import run_task
-from sparsedp.experiments._runner import MMAP_THRESHOLD, TRIM_THRESHOLD, _settle_allocator
+from sparsedp.experiments._runner import _settle_allocator
 from sparsedp.penalties import L1
 rng = np.random.default_rng(0)  # the dorothea-shaped sweep of docs/scaling.rst
 X = sp.random(800, 100_000, density=0.0091, format="csc", rng=rng, data_rvs=np.ones)
@@ -686,11 +705,6 @@ counts = []
 def worker():  # as a Dask worker runs its tasks: in a thread of its own
     if sys.argv[1] == "settle":
         _settle_allocator()
-    else:  # the settings without the top pad
-        mallopt = ctypes.CDLL(None).mallopt
-        mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
-        mallopt(-3, MMAP_THRESHOLD)
-        mallopt(-1, TRIM_THRESHOLD)
     warnings.simplefilter("ignore")
     for r in range(3):
         before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -711,17 +725,17 @@ print(counts)
 def test_a_worker_thread_keeps_its_freed_heaps(tmp_path):
     """A worker running the sweep's fits in a thread (Dask's) with the settled
     allocator, top pad included, reuses its freed memory: under a hundred page faults
-    a round of 240 fits after the first two, where without the top pad glibc unmaps
-    the thread's emptied heaps and the fits fault on fresh pages (about 250,000 a
-    round, with the fits' kept noisy maxes and constants off: their long-lived arrays
-    happen to pin the heaps)."""
+    a round of 240 fits after the first two, while the first round, on fresh memory,
+    faults thousands of times (the probe sees faults).  (Without the top pad the fits
+    used to fault about 250,000 times a round, glibc unmapping the thread's emptied
+    heaps; since the DP-GCD set-up stopped allocating its zero-filled temporaries
+    they fault as rarely without it, and the pad stays for fits that churn more.)"""
     import subprocess
-    runs = {mode: json.loads(subprocess.run(
-                [sys.executable, "-c", THREAD_ALLOCATION_PROBE, mode],
-                capture_output=True, text=True, check=True, cwd=tmp_path).stdout)
-            for mode in ("no top pad", "settle")}
-    assert runs["settle"][2] < 100
-    assert runs["no top pad"][2] > 20_000
+    counts = json.loads(subprocess.run(
+        [sys.executable, "-c", THREAD_ALLOCATION_PROBE, "settle"],
+        capture_output=True, text=True, check=True, cwd=tmp_path).stdout)
+    assert counts[0] > 1000
+    assert counts[2] < 100
 
 
 def test_only_worker_processes_settle_their_allocator(monkeypatch):

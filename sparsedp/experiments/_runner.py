@@ -1,4 +1,5 @@
 """run_grid: every (problem, solver, grid point, run) as one task, in parallel, resumable."""
+import atexit
 import collections
 import ctypes
 import hashlib
@@ -70,9 +71,10 @@ def _executor(n_jobs):
     tasks, or a plain loop (one task a chunk) with ``n_jobs=1`` or without joblib.
 
     With local worker processes (joblib's loky or multiprocessing backend) each
-    problem is written once to a memory-mapped file (:class:`_SharedProblem`) and a
-    chunk carries only its handle: a worker loads the problem once for the whole
-    sweep, instead of joblib hashing and pickling its arrays for every chunk.
+    problem is written once to a memory-mapped file (:class:`_SharedProblem`, kept
+    for the next sweeps of the same problem: :func:`_shared_problem`) and a chunk
+    carries only its handle: a worker loads the problem once for the whole sweep,
+    instead of joblib hashing and pickling its arrays for every chunk.
     On Dask each problem is scattered to every worker once (:func:`_broadcast`) and
     a chunk carries its future; other backends (threads, which share memory) get
     the problem itself.
@@ -98,17 +100,18 @@ def _executor(n_jobs):
             finally:
                 sent.clear()  # the sweep's references (the kept ones stay in _SCATTERED)
             return
-        folder = tempfile.mkdtemp(prefix="sparsedp-sweep-", dir=_shared_folder())
+        shared = {}
         try:
-            shared = {}
             for problem, _ in chunks:
                 if id(problem) not in shared:
-                    shared[id(problem)] = _SharedProblem(problem, folder)
+                    shared[id(problem)] = _shared_problem(problem)
             yield from parallel(
                 joblib.delayed(_run_chunk)(shared[id(problem)], None, tails, caller)
                 for problem, tails in chunks)
         finally:
-            shutil.rmtree(folder, ignore_errors=True)
+            for handle in shared.values():
+                if handle.owned:  # not kept for later sweeps
+                    handle.remove()
     return run
 
 
@@ -183,6 +186,55 @@ def _shared_folder():
     return None
 
 
+#: problems whose file a sweep leaves for the next sweeps (the most recent ones,
+#: each at most SHARED_KEPT_BYTES; the rest are removed as their sweep ends)
+SHARED_KEPT = 2
+SHARED_KEPT_BYTES = 256 << 20
+_SHARED = collections.OrderedDict()   # token -> _SharedProblem
+_SHARED_LOCK = threading.Lock()
+
+
+def _shared_problem(problem):
+    """The :class:`_SharedProblem` of ``problem`` for a sweep: the one an earlier
+    sweep wrote for the same content (its token) while its file exists, else a new
+    one, in a folder of its own under :func:`_shared_folder`.
+
+    Writing and removing the file took 7 ms of a sweep's 18 ms fixed cost on two
+    loky workers (dorothea's shape); a warm worker does not even read it (it holds
+    the problem for the token).  Kept files are removed when evicted, at exit
+    (:func:`_remove_shared`), and a file over :data:`SHARED_KEPT_BYTES` when the
+    sweep that wrote it ends (:attr:`_SharedProblem.owned`).
+    """
+    token = _fingerprint(problem)
+    with _SHARED_LOCK:
+        kept = _SHARED.get(token)
+        if kept is not None and os.path.exists(kept.path):
+            _SHARED.move_to_end(token)
+            return kept
+    shared = _SharedProblem(problem, tempfile.mkdtemp(prefix="sparsedp-sweep-",
+                                                      dir=_shared_folder()), token=token)
+    if os.path.getsize(shared.path) <= SHARED_KEPT_BYTES:
+        with _SHARED_LOCK:
+            old = _SHARED.pop(token, None)
+            _SHARED[token] = shared
+            evicted = [_SHARED.popitem(last=False)[1] for _ in range(len(_SHARED) - SHARED_KEPT)]
+        for handle in evicted + ([old] if old is not None else []):
+            handle.remove()
+    else:
+        shared.owned = True  # the sweep removes it as it ends
+    return shared
+
+
+@atexit.register
+def _remove_shared():
+    """Remove the kept problems' files (at exit)."""
+    with _SHARED_LOCK:
+        handles = list(_SHARED.values())
+        _SHARED.clear()
+    for handle in handles:
+        handle.remove()
+
+
 #: problems a worker keeps loaded (the most recent sweeps' ones)
 WORKER_PROBLEMS = 4
 _LOADED = collections.OrderedDict()
@@ -190,7 +242,8 @@ _LOADED_LOCK = threading.Lock()
 
 
 class _SharedProblem:
-    """A problem written once (``joblib.dump``) for the workers of one sweep.
+    """A problem written once (``joblib.dump``) for the workers of a sweep (and of
+    the next sweeps of the same problem, :func:`_shared_problem`).
 
     A chunk of tasks carries this handle (a path and a token); a worker loads the
     problem the first time (its arrays memory-mapped read-only, so the workers
@@ -202,11 +255,19 @@ class _SharedProblem:
     building them again.
     """
 
-    def __init__(self, problem, folder):
+    def __init__(self, problem, folder, token=None):
         import joblib
-        self.token = _fingerprint(problem)
+        self.token = _fingerprint(problem) if token is None else token
         self.path = os.path.join(folder, uuid.uuid4().hex + ".joblib")
+        self.owned = False  # True: the sweep that wrote it removes it (not kept)
         joblib.dump(problem, self.path)
+
+    def __getstate__(self):
+        return {"token": self.token, "path": self.path, "owned": False}
+
+    def remove(self):
+        """Remove the file and its folder (a worker that mapped it keeps its mapping)."""
+        shutil.rmtree(os.path.dirname(self.path), ignore_errors=True)
 
     def load(self):
         import joblib
@@ -340,6 +401,9 @@ def _settle_allocator():
     trim threshold: the 240-fit sweep faulted 156,000 pages a round (0.8 s against
     0.57 s) where the caller's thread faulted none.  A top pad of 64 MB (what glibc
     keeps beyond a heap's top when it trims) keeps those heaps: 10 faults a round.
+    (Since the DP-GCD set-up stopped allocating zero-filled temporaries, that
+    sweep's fits fault about as rarely without the pad; it stays for fits that
+    churn more.)
     """
     if _ALLOCATOR_SETTLED:
         return
