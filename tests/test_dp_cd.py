@@ -731,6 +731,35 @@ def test_restart_is_set_theta_then_reset_average():
         blocks.restart(np.zeros(p + 1))
 
 
+@pytest.mark.parametrize("n, narrow, scaling", [(40, None, None), (70_000, None, None),
+                                                (60, False, 1.5), (60, True, 0.7)])
+def test_restart_computes_the_margin_scipy_computes(n, narrow, scaling):
+    """restart(theta, margin) writes [X, s 1] @ theta into margin, bit for bit the
+    values of scipy's product (and of Problem.margin: the intercept's term last),
+    with zero and negative-zero weights skipped; rows beyond 2**16 (wide records)
+    and both record widths; a wrong margin array is a ValueError."""
+    rng = np.random.default_rng(n)
+    X = sp.random(n, 25, density=0.3, format="csc", rng=rng, data_rvs=rng.standard_normal)
+    X.sort_indices()
+    p = 25 + (scaling is not None)
+    blocks = CoordinateBlocks(X, np.ones(p), np.ones(p), np.zeros(p), narrow_rows=narrow,
+                              intercept_scaling=scaling)
+    w = rng.normal(size=p)
+    w[rng.random(p) < 0.3] = 0.0
+    w[2] = -0.0
+    margin = np.full(n, np.nan)
+    blocks.restart(w, margin)
+    expected = X @ (w if scaling is None else w[:-1])
+    if scaling is not None:
+        expected += scaling * w[-1]
+    np.testing.assert_array_equal(margin, expected)
+    assert not np.signbit(margin[margin == 0.0]).any()  # +0.0, as scipy's
+    np.testing.assert_array_equal(blocks.get_theta(), w)
+    for bad in (np.empty(n + 1), np.empty(n, dtype=np.float32), np.empty((n, 1))):
+        with pytest.raises(ValueError, match="margin must be"):
+            blocks.restart(w, bad)
+
+
 def test_lazy_average_in_the_headers_equals_the_naive_average():
     """get_average(k) is the mean of the iterates after steps 1..k (one step per
     call, theta recorded after each), also after reset_average and across calls;

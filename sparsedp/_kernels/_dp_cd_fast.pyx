@@ -120,6 +120,15 @@ cdef inline void move_margin(int loss, const nonzero_t* nz, int64_t m, double de
         start += count
 
 
+cdef inline void add_column(const nonzero_t* nz, int64_t m, double w,
+                            double* z) noexcept nogil:
+    """z += w X_j over the column's nonzeros, each as ``z_i += x_ij * w`` (scipy's
+    CSC product's operation)."""
+    cdef int64_t q
+    for q in range(m):
+        z[nz[q].row] += nz[q].value * w
+
+
 cdef inline void pack_column(nonzero_t* out, const double* values, const int32_t* rows,
                              int64_t m) noexcept nogil:
     """A column's m nonzeros as (value, row) pairs (rows narrowed to the record's type)."""
@@ -345,31 +354,59 @@ cdef class CoordinateBlocks:
             raise ValueError(f"k = {k} is before the last recorded move (iterate {last - 1})")
         return out
 
-    def restart(self, theta):
+    def restart(self, theta, margin=None):
         """:meth:`set_theta` then :meth:`reset_average` in one walk over the blocks
-        (a period's start: each walk costs a cache miss per coordinate)."""
-        self._write_theta(theta, True)
+        (a period's start: each walk costs a cache miss per coordinate).
+
+        ``margin`` (optional, shape (n_samples,)): overwritten, in the same walk,
+        with the blocks' matrix times ``theta``, computed as scipy's CSC product
+        computes it (columns in order, each column's rows in order, from +0.0; a
+        column whose weight is 0 is skipped, which changes no value: the kernel's
+        ``move_margin`` argument), so the values of ``X @ theta`` (with the
+        intercept's column last: ``Problem.margin``), read from the packed
+        columns the steps keep in cache instead of from X.
+        """
+        self._write_theta(theta, True, margin)
 
     def set_theta(self, theta):
         """Overwrite the iterate with ``theta`` (shape (n_features,))."""
-        self._write_theta(theta, False)
+        self._write_theta(theta, False, None)
 
-    cdef _write_theta(self, theta, bint reset_average):
+    cdef _write_theta(self, theta, bint reset_average, margin):
         """theta_j <- theta[j] in every header; with ``reset_average`` also start a
-        new average (``wsum = 0``, ``stamp = 1``)."""
+        new average (``wsum = 0``, ``stamp = 1``); with ``margin``, the product."""
         self.check_live()
         if np.shape(theta) != (self.n_features,):
             raise ValueError(f"theta must have shape ({self.n_features},)")
         cdef const double[::1] view = np.ascontiguousarray(theta, dtype=np.float64)
+        cdef bint with_margin = margin is not None
+        cdef double[::1] z
+        cdef double* z_ = NULL
+        if with_margin:
+            if not (isinstance(margin, np.ndarray) and margin.dtype == np.float64
+                    and margin.shape == (self.n_samples,) and margin.flags.c_contiguous
+                    and margin.flags.writeable):
+                raise ValueError(f"margin must be a writeable contiguous float64 array of "
+                                 f"shape ({self.n_samples},)")
+            margin.fill(0.0)
+            z = margin
+            z_ = &z[0] if self.n_samples else NULL
         cdef Py_ssize_t j
         cdef Header* h
+        cdef double w
         for j in range(self.n_features):
             if j + HEADER_AHEAD < self.n_features:
                 prefetch_write(self.header(j + HEADER_AHEAD))
             h = self.header(j)
-            h.theta = view[j]
+            w = view[j]
+            h.theta = w
             if reset_average:
                 h.wsum, h.stamp = 0.0, 1
+            if with_margin and w != 0.0:
+                if self.narrow_rows:
+                    add_column(<const NarrowNonzero*> (h + 1), h.nnz, w, z_)
+                else:
+                    add_column(<const WideNonzero*> (h + 1), h.nnz, w, z_)
 
 
 

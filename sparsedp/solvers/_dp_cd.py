@@ -81,10 +81,11 @@ class DPCD(PrivateSolver):
             every = max(1, int(round(options["trace_every"] * p)))
             passes_done, values, moves = [], [], 0
             for t in range(T):
-                if t:  # the new blocks start at w, their average empty
-                    blocks.restart(w)
-                # X @ 0 is +0.0 in every row, as scipy computes it: no product needed
-                margin = problem.margin(w) if w.any() else np.zeros(problem.n)
+                if t:  # the new blocks start at w, their average empty; X @ w from the
+                    margin = np.empty(problem.n)  # blocks in the same walk (its values)
+                    blocks.restart(w, margin)
+                else:  # X @ 0 is +0.0 in every row, as scipy computes it
+                    margin = problem.margin(w) if w.any() else np.zeros(problem.n)
                 deriv = datafit.derivative(margin, y)
                 k = 0
                 while k < K:
