@@ -313,3 +313,38 @@ def test_smoothness_means_what_it_means_in_dp_cd():
         dp_sgd(X, y, Logistic(), L2(0.01), smoothness=M, global_smoothness=1.0, **kw)
     with pytest.raises(ValueError, match=r"array of shape \(20,\)"):
         dp_sgd(X, y, Logistic(), L2(0.01), smoothness=M[:-1], **kw)
+
+
+@pytest.mark.parametrize("sampling, batch_size, penalty, with_init, trace", [
+    ("fixed", 1, L2(0.05), False, False),
+    ("fixed", 1, None, True, True),
+    ("poisson", 1, L2(0.05), True, False),   # sizes 0, 1, 2, ...: both paths in one run
+    ("poisson", 2, None, False, True),
+])
+def test_single_row_steps_release_as_the_general_path(monkeypatch, sampling, batch_size,
+                                                      penalty, with_init, trace):
+    """A step whose batch is one row takes the kernel's single-row path (one walk to
+    release, no gradient sums in the records): the fit is that of the general path
+    (``single_row_path=False``) bit for bit, iterate and trace, with a starting point
+    and with the L2 frame's multipliers."""
+    import sparsedp.solvers._dp_sgd as module
+    X, y = make_sparse_problem(n=60, p=40, density=0.3, seed=4)
+    labels = np.where(y > np.median(y), 1.0, -1.0)
+    kernel = module.sgd_lazy
+
+    def fit(single):
+        monkeypatch.setattr(module, "sgd_lazy", lambda *a, **k: kernel(
+            *a, **k, single_row_path=single))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", PrivacyLeakWarning)
+            return dp_sgd(X, labels, Logistic(), penalty, epsilon=2.0, delta=1e-5,
+                          passes=3, clip=1.0, step_size=0.5, batch_size=batch_size,
+                          sampling=sampling, global_smoothness=0.25, lazy=True,
+                          random_state=7, trace=trace,
+                          coef_init=np.linspace(-0.2, 0.2, 40) if with_init else None)
+    fast, general = fit(True), fit(False)
+    assert np.any(fast.coef != 0)
+    np.testing.assert_array_equal(fast.coef, general.coef)
+    if trace:
+        np.testing.assert_array_equal(fast.diagnostics.trace["coef"],
+                                      general.diagnostics.trace["coef"])

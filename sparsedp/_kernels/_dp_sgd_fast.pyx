@@ -222,7 +222,8 @@ cdef inline void catch_up_to(LazyCoordinate* c, int64_t until, const Schedule_t*
 def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double[::1] data,
              const double[::1] y, const double[::1] norms, int loss, double clip,
              int64_t[::1] U, int64_t steps, Batches batches, Schedule schedule, double inv_grid, bint lazy, generator,
-             double[:, ::1] trace=None, int64_t trace_every=0, init=None, double shrink=1.0):
+             double[:, ::1] trace=None, int64_t trace_every=0, init=None, double shrink=1.0,
+             bint single_row_path=True):
     """``steps`` DP-SGD steps on the integer frame ``U`` (in place), caught up at the end.
 
     ``w = schedule.scale[steps] * U`` afterwards.  ``trace`` (optional) receives
@@ -234,6 +235,13 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
     A coordinate's state (U_j, its last step, its segment, its gradient sum)
     is one 32-byte record, so a touch reads one cache line, prefetched a few
     nonzeros ahead along the row.
+
+    A step whose batch is one row (``single_row_path``, batch size 1) releases
+    its coordinates in a second walk along the row instead of summing the
+    gradient into the records and walking the touched list: a coordinate
+    occurs once in a row, so each gradient sum is one term, and the integers
+    are those of the general path bit for bit (``single_row_path=False``, the
+    tests' reference).
     """
     check_loss(loss)
     cdef Rows X = make_rows(indptr, indices, data, y, norms, loss, clip)
@@ -290,35 +298,55 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
             size = sample_batch(&batches.sampler, rng, &rows[0])
             s_t = scale[t]
             n_touched = 0
-            for a in range(size):  # the margins at w(t), catching coordinates up to step t
-                i = rows[a]         # (the gradient sums go in after every margin)
+            if size == 1 and single_row_path:
+                i = rows[0]
                 lo, hi = X.indptr[i], X.indptr[i + 1]
                 z = 0.0
-                for k in range(lo, hi):
+                for k in range(lo, hi):  # the margin at w(t), its coordinates caught up
                     if k + PREFETCH_AHEAD < hi:
                         prefetch(&st[X.indices[k + PREFETCH_AHEAD]])
                     c = &st[X.indices[k]]
-                    if not c.touched:
-                        c.touched = 1
-                        touched[n_touched] = X.indices[k]
-                        n_touched += 1
-                        catch_up_to(c, t, &sch, rng)
+                    catch_up_to(c, t, &sch, rng)
                     z += X.data[k] * <double> c.U
-                margins[a] = z * s_t
+                z *= s_t
                 if has_init:
-                    margins[a] += pow(shrink, <double> t) * init_margins[i]
-            for a in range(size):
-                i = rows[a]
-                coef = clipped_coefficient(&X, i, margins[a])
-                for k in range(X.indptr[i], X.indptr[i + 1]):
-                    st[X.indices[k]].G += coef * X.data[k]
-                work += 2 * (X.indptr[i + 1] - X.indptr[i])
-            m = mult[t]
-            for a in range(n_touched):  # release and step the touched coordinates:
-                c = &st[touched[a]]     # the data part now, the step's walk step with the
-                c.U -= m * <int64_t> rint_fast(c.G * inv_grid)  # next catch-up (last = t)
-                c.G = 0.0
-                c.touched = 0
+                    z += pow(shrink, <double> t) * init_margins[i]
+                coef = clipped_coefficient(&X, i, z)
+                m = mult[t]
+                for k in range(lo, hi):  # G_j = 0.0 + coef x_ij: released as the general
+                    c = &st[X.indices[k]]  # path releases it (its walk step with the next
+                    c.U -= m * <int64_t> rint_fast(coef * X.data[k] * inv_grid)  # catch-up)
+                work += 2 * (hi - lo)
+            else:
+                for a in range(size):  # the margins at w(t), catching coordinates up to
+                    i = rows[a]        # step t (the gradient sums go in after every margin)
+                    lo, hi = X.indptr[i], X.indptr[i + 1]
+                    z = 0.0
+                    for k in range(lo, hi):
+                        if k + PREFETCH_AHEAD < hi:
+                            prefetch(&st[X.indices[k + PREFETCH_AHEAD]])
+                        c = &st[X.indices[k]]
+                        if not c.touched:
+                            c.touched = 1
+                            touched[n_touched] = X.indices[k]
+                            n_touched += 1
+                            catch_up_to(c, t, &sch, rng)
+                        z += X.data[k] * <double> c.U
+                    margins[a] = z * s_t
+                    if has_init:
+                        margins[a] += pow(shrink, <double> t) * init_margins[i]
+                for a in range(size):
+                    i = rows[a]
+                    coef = clipped_coefficient(&X, i, margins[a])
+                    for k in range(X.indptr[i], X.indptr[i + 1]):
+                        st[X.indices[k]].G += coef * X.data[k]
+                    work += 2 * (X.indptr[i + 1] - X.indptr[i])
+                m = mult[t]
+                for a in range(n_touched):  # release and step the touched coordinates:
+                    c = &st[touched[a]]     # the data part now, the step's walk step with
+                    c.U -= m * <int64_t> rint_fast(c.G * inv_grid)  # the next catch-up
+                    c.G = 0.0                                       # (last = t)
+                    c.touched = 0
             if not lazy:
                 for j in range(p):
                     catch_up_to(&st[j], t + 1, &sch, rng)
