@@ -359,12 +359,12 @@ cdef class CoordinateBlocks:
         (a period's start: each walk costs a cache miss per coordinate).
 
         ``margin`` (optional, shape (n_samples,)): overwritten, in the same walk,
-        with the blocks' matrix times ``theta``, computed as scipy's CSC product
-        computes it (columns in order, each column's rows in order, from +0.0; a
-        column whose weight is 0 is skipped, which changes no value: the kernel's
-        ``move_margin`` argument), so the values of ``X @ theta`` (with the
-        intercept's column last: ``Problem.margin``), read from the packed
-        columns the steps keep in cache instead of from X.
+        with the blocks' matrix times ``theta`` as scipy's CSC product computes it
+        (columns in order, each column's rows in order, from +0.0; a column of
+        weight 0 is skipped, since adding its +-0.0 products changes no value):
+        the values of ``X @ theta`` bit for bit (the intercept's column last, as
+        ``Problem.margin`` adds it), read from the packed columns that the steps
+        keep in cache instead of from X.
         """
         self._write_theta(theta, True, margin)
 
