@@ -16,6 +16,10 @@ through :func:`sparsedp.experiments.run_grid`.  Printed:
 * the **projection to 16 workers** these imply, ``(sum of fit times +
   overhead) / 16`` for a perfectly balanced sweep, if the fits kept their speed
   (on a real 16-core machine they share memory bandwidth, docs/scaling.rst);
+* the **fixed cost** of a sweep: the median wall time of a sweep of two tasks
+  (one DP-GCD grid point, two runs) with ``n_jobs=1`` and ``n_jobs=2``, what a
+  sweep costs beyond its tasks (on two loky workers: joblib's start and its 10 ms
+  result polling, the problem's file);
 * with ``--dask``, the same sweep on a local ``dask.distributed`` cluster of
   two single-threaded worker processes (``joblib.parallel_config(backend="dask")``).
 
@@ -48,6 +52,24 @@ def sweep(prob, n_jobs, seed):
     return wall, sum(r["time"] for r in final), len(final)
 
 
+#: sweeps of two tasks timed for the fixed cost
+FIXED_REPEATS = 15
+FIXED_GRID = {"dp_gcd": {"n_iter": [1], "clip": [1.0], "step_size": [1.0]}}
+
+
+def fixed_cost(prob, n_jobs):
+    """Median wall time of a two-task sweep (one grid point, two runs; warm)."""
+    def one(seed):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            start = time.perf_counter()
+            run_grid(prob, FIXED_GRID, epsilon=1.0, delta=1e-6, n_runs=2, n_jobs=n_jobs,
+                     progress=False, seed=seed)
+            return time.perf_counter() - start
+    one(30_000)
+    return statistics.median(one(30_001 + r) for r in range(FIXED_REPEATS))
+
+
 def report(label, walls, fits, tasks, n_jobs):
     wall, fit = statistics.median(walls), statistics.median(fits)
     overhead = (n_jobs * wall - fit) / tasks
@@ -74,6 +96,9 @@ def main(rounds=3, dask=False):
     proj = (f1 + o2 * tasks) / 16
     print(f"projection to 16 workers (fits as on one worker + the 2-worker overhead, "
           f"balanced): {proj:.2f} s, {w1 / proj:.1f}x")
+    fixed = {n_jobs: fixed_cost(prob, n_jobs) for n_jobs in (1, 2)}
+    print(f"fixed cost of a sweep (two tasks, median of {FIXED_REPEATS}): "
+          f"{1e3 * fixed[1]:.1f} ms with n_jobs=1, {1e3 * fixed[2]:.1f} ms with n_jobs=2")
     if dask:
         import joblib
         from dask.distributed import Client, LocalCluster
