@@ -219,6 +219,30 @@ cdef inline void catch_up_to(LazyCoordinate* c, int64_t until, const Schedule_t*
         c.last = until
 
 
+cdef inline double row_margin(const Rows* X, int64_t i, LazyCoordinate* st, int64_t t,
+                              const Schedule_t* sch, bitgen_t* rng, bint track,
+                              int64_t* touched, int64_t* n_touched) noexcept nogil:
+    """x_i . U at step t, row i's coordinates caught up to t first.  ``track``: each
+    coordinate is caught up once a step (a batch of several rows) and listed in
+    ``touched``; a one-row batch needs neither (catch_up_to is a no-op at t)."""
+    cdef int64_t k, lo = X.indptr[i], hi = X.indptr[i + 1]
+    cdef LazyCoordinate* c
+    cdef double z = 0.0
+    for k in range(lo, hi):
+        if k + PREFETCH_AHEAD < hi:
+            prefetch(&st[X.indices[k + PREFETCH_AHEAD]])
+        c = &st[X.indices[k]]
+        if not track:
+            catch_up_to(c, t, sch, rng)
+        elif not c.touched:
+            c.touched = 1
+            touched[n_touched[0]] = X.indices[k]
+            n_touched[0] += 1
+            catch_up_to(c, t, sch, rng)
+        z += X.data[k] * <double> c.U
+    return z
+
+
 def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double[::1] data,
              const double[::1] y, const double[::1] norms, int loss, double clip,
              int64_t[::1] U, int64_t steps, Batches batches, Schedule schedule, double inv_grid, bint lazy, generator,
@@ -301,14 +325,7 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
             if size == 1 and single_row_path:
                 i = rows[0]
                 lo, hi = X.indptr[i], X.indptr[i + 1]
-                z = 0.0
-                for k in range(lo, hi):  # the margin at w(t), its coordinates caught up
-                    if k + PREFETCH_AHEAD < hi:
-                        prefetch(&st[X.indices[k + PREFETCH_AHEAD]])
-                    c = &st[X.indices[k]]
-                    catch_up_to(c, t, &sch, rng)
-                    z += X.data[k] * <double> c.U
-                z *= s_t
+                z = row_margin(&X, i, st, t, &sch, rng, False, NULL, &n_touched) * s_t
                 if has_init:
                     z += pow(shrink, <double> t) * init_margins[i]
                 coef = clipped_coefficient(&X, i, z)
@@ -320,19 +337,8 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
             else:
                 for a in range(size):  # the margins at w(t), catching coordinates up to
                     i = rows[a]        # step t (the gradient sums go in after every margin)
-                    lo, hi = X.indptr[i], X.indptr[i + 1]
-                    z = 0.0
-                    for k in range(lo, hi):
-                        if k + PREFETCH_AHEAD < hi:
-                            prefetch(&st[X.indices[k + PREFETCH_AHEAD]])
-                        c = &st[X.indices[k]]
-                        if not c.touched:
-                            c.touched = 1
-                            touched[n_touched] = X.indices[k]
-                            n_touched += 1
-                            catch_up_to(c, t, &sch, rng)
-                        z += X.data[k] * <double> c.U
-                    margins[a] = z * s_t
+                    margins[a] = row_margin(&X, i, st, t, &sch, rng, True, &touched[0],
+                                            &n_touched) * s_t
                     if has_init:
                         margins[a] += pow(shrink, <double> t) * init_margins[i]
                 for a in range(size):
