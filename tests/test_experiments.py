@@ -5,6 +5,7 @@ Small problems (60 x 40) and tiny grids: the whole file runs in seconds.
 import collections
 import json
 import math
+import os
 import pickle
 import platform
 import sys
@@ -143,6 +144,19 @@ def test_a_problem_goes_to_local_workers_once_as_a_file(tmp_path, monkeypatch):
     monkeypatch.setattr(_runner, "SHARED_KEPT_BYTES", 100)
     assert without_time(run(problem, n_jobs=2)) == without_time(first)
     assert list(sweeps.iterdir()) == [] and not _runner._SHARED
+    # a killed process's folders (no exit hook) go with the next sweep's; a live
+    # process's stay, and so do other names
+    import subprocess
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)
+    dead = sweeps / f"{_runner.SHARED_PREFIX}{int(ended.stdout)}-abc"
+    alive = sweeps / f"{_runner.SHARED_PREFIX}{os.getpid()}-def"
+    other = sweeps / f"{_runner.SHARED_PREFIX}x-ghi"
+    for folder in (dead, alive, other):
+        folder.mkdir()
+        (folder / "p.joblib").write_bytes(b"x")
+    run(problem, n_jobs=2)
+    assert not dead.exists() and alive.exists() and other.exists()
     with joblib.parallel_config(backend="threading"):
         assert not _runner._local_processes(joblib)
 

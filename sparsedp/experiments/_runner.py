@@ -203,7 +203,9 @@ def _shared_problem(problem):
     loky workers (dorothea's shape); a warm worker does not even read it (it holds
     the problem for the token).  Kept files are removed when evicted, at exit
     (:func:`_remove_shared`), and a file over :data:`SHARED_KEPT_BYTES` when the
-    sweep that wrote it ends (:attr:`_SharedProblem.owned`).
+    sweep that wrote it ends (:attr:`_SharedProblem.owned`); the folders of a
+    process killed before its exit hook ran go with the next sweep's
+    (:func:`_remove_orphans`: each folder's name holds its writer's process id).
     """
     token = _fingerprint(problem)
     with _SHARED_LOCK:
@@ -211,8 +213,10 @@ def _shared_problem(problem):
         if kept is not None and os.path.exists(kept.path):
             _SHARED.move_to_end(token)
             return kept
-    shared = _SharedProblem(problem, tempfile.mkdtemp(prefix="sparsedp-sweep-",
-                                                      dir=_shared_folder()), token=token)
+    root = _shared_folder()
+    _remove_orphans(root)
+    shared = _SharedProblem(problem, tempfile.mkdtemp(
+        prefix=f"{SHARED_PREFIX}{os.getpid()}-", dir=root), token=token)
     if os.path.getsize(shared.path) <= SHARED_KEPT_BYTES:
         with _SHARED_LOCK:
             old = _SHARED.pop(token, None)
@@ -223,6 +227,30 @@ def _shared_problem(problem):
     else:
         shared.owned = True  # the sweep removes it as it ends
     return shared
+
+
+#: a kept file's folder: this prefix, the writing process's id, a dash, a random part
+SHARED_PREFIX = "sparsedp-sweep-"
+
+
+def _remove_orphans(root):
+    """Remove the sweep folders under ``root`` (None: the system's temporary folder)
+    whose writing process has ended without removing them (killed: no exit hook)."""
+    root = tempfile.gettempdir() if root is None else root
+    try:
+        names = os.listdir(root)
+    except OSError:
+        return
+    for name in names:
+        pid = name[len(SHARED_PREFIX):].split("-", 1)[0]
+        if not (name.startswith(SHARED_PREFIX) and pid.isdigit()):
+            continue
+        try:
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(os.path.join(root, name), ignore_errors=True)
+        except (OSError, OverflowError):  # alive (another user's), or not a pid
+            pass
 
 
 @atexit.register
@@ -262,12 +290,14 @@ class _SharedProblem:
         self.owned = False  # True: the sweep that wrote it removes it (not kept)
         joblib.dump(problem, self.path)
 
-    def __getstate__(self):
-        return {"token": self.token, "path": self.path, "owned": False}
-
     def remove(self):
-        """Remove the file and its folder (a worker that mapped it keeps its mapping)."""
-        shutil.rmtree(os.path.dirname(self.path), ignore_errors=True)
+        """Remove the file, and its folder once empty (a worker that mapped the file
+        keeps its mapping)."""
+        for remove, path in ((os.remove, self.path), (os.rmdir, os.path.dirname(self.path))):
+            try:
+                remove(path)
+            except OSError:
+                pass
 
     def load(self):
         import joblib
