@@ -210,13 +210,27 @@ cdef enum:
     PREFETCH_AHEAD = 8              # nonzeros ahead at which a row's states are prefetched
 
 
+cdef void catch_up_across(LazyCoordinate* c, int64_t until, const Schedule_t* sch,
+                          bitgen_t* rng) noexcept nogil:
+    """:func:`catch_up_to` when a segment starts in between (out of line: rare)."""
+    c.U = catch_up(c.U, c.last, until, sch.start, sch.walk_index, sch.halve,
+                   sch.walks, rng, &c.segment)
+    c.last = until
+
+
 cdef inline void catch_up_to(LazyCoordinate* c, int64_t until, const Schedule_t* sch,
                              bitgen_t* rng) noexcept nogil:
-    """Bring ``c`` to the start of step ``until`` (nothing to do if it is there)."""
-    if c.last != until:
-        c.U = catch_up(c.U, c.last, until, sch.start, sch.walk_index, sch.halve,
-                       sch.walks, rng, &c.segment)
+    """Bring ``c`` to the start of step ``until`` (nothing to do if it is there).
+
+    Inline, the common case: ``until`` in the segment of step ``last`` (one walk sum,
+    no halving), the same draws as :func:`catch_up` makes for it."""
+    if c.last == until:
+        return
+    if sch.start[c.segment + 1] > until:
+        c.U -= walk_sum(sch.walks[sch.walk_index[c.segment]], rng, until - c.last)
         c.last = until
+    else:
+        catch_up_across(c, until, sch, rng)
 
 
 cdef inline double row_margin(const Rows* X, int64_t i, LazyCoordinate* st, int64_t t,
