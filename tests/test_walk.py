@@ -12,11 +12,13 @@ from sparsedp.solvers._release import WalkRelease
 SCALE = 2.0 ** 26
 
 
-@pytest.mark.parametrize("k", [1, 2, 3, 7, 64, 1000])
-def test_sum_of_k_steps_has_the_law_of_k_draws(k):
-    """KS two-sample test (fixed seeds, 20,000 sums each) against k summed draws of round(t N)."""
+@pytest.mark.parametrize("buffered", [False, True])
+@pytest.mark.parametrize("k", [1, 2, 3, 7, 16, 64, 100, 1000])
+def test_sum_of_k_steps_has_the_law_of_k_draws(k, buffered):
+    """KS two-sample test (fixed seeds, 20,000 sums each) against k summed draws of
+    round(t N), one table draw at a time and as the kernels draw them (buffered)."""
     walk = GaussianWalk(SCALE, 4096)
-    lazy = walk.sums(np.random.default_rng(1), np.full(20000, k))
+    lazy = walk.sums(np.random.default_rng(1), np.full(20000, k), buffered=buffered)
     eager = IntegerNoise("gaussian", SCALE).draw(np.random.default_rng(2), 20000 * k)
     eager = eager.reshape(20000, k).sum(axis=1)
     assert stats.ks_2samp(lazy, eager).pvalue > 1e-3
@@ -29,6 +31,32 @@ def test_sums_detect_a_wrong_scale():
     walk = GaussianWalk(SCALE, 4096)
     lazy = walk.sums(np.random.default_rng(1), np.full(20000, 64))
     assert stats.kstest(lazy / (1.1 * SCALE * 8.0), "norm").pvalue < 1e-3
+
+
+def test_buffered_sums_take_each_tables_draws_in_order_and_zero_digits_draw_nothing():
+    """Buffered (the kernels' draws): a table's draws come 16 at a time, then 32, ...,
+    exactly ``IntegerNoise.draw`` of that table in the stream's order, and are taken in
+    turn; a zero digit adds 0 and draws nothing."""
+    walk = GaussianWalk(SCALE, 4096)
+    table = [[IntegerNoise("gaussian", SCALE * math.sqrt(d * 16 ** i)) for d in range(1, 16)]
+             for i in range(3)]
+    # 16 = digits (0, 1): digit 1's table alone, 16 draws then 32
+    got = walk.sums(np.random.default_rng(3), np.full(48, 16), buffered=True)
+    rng = np.random.default_rng(3)
+    want = np.concatenate([table[1][0].draw(rng, 16), table[1][0].draw(rng, 32)])
+    np.testing.assert_array_equal(got, want)
+    # 17 = digits (1, 1): the first sum fills digit 0's buffer, then digit 1's
+    got = walk.sums(np.random.default_rng(4), np.full(16, 17), buffered=True)
+    rng = np.random.default_rng(4)
+    low = table[0][0].draw(rng, 16)
+    np.testing.assert_array_equal(got, low + table[1][0].draw(rng, 16))
+    # 258 = digits (2, 0, 1): the loop over digits, digit 1 skipped
+    got = walk.sums(np.random.default_rng(5), [258], buffered=True)
+    rng = np.random.default_rng(5)
+    assert got[0] == table[0][1].draw(rng, 16)[0] + table[2][0].draw(rng, 16)[0]
+    # zero steps: 0 from no table
+    assert np.all(walk.sums(np.random.default_rng(6), np.zeros(5, dtype=np.int64),
+                            buffered=True) == 0)
 
 
 def test_zero_steps_and_reproducibility():

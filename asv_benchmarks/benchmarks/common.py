@@ -143,9 +143,10 @@ def epoch_gaps(X, batch_rows=1, seed=0):
 
 
 def walk_floor(gaps, rounds=7):
-    """Median seconds to draw the walk sums of ``gaps`` (one catch-up each, with the
-    kernel's sampler: one integer Gaussian per nonzero base-16 digit of the gap, from
-    that digit's table) at the walks' step scale (``2**29`` grid units), and the draws
+    """Median seconds to draw the walk sums of ``gaps`` (one catch-up each, as the
+    kernels draw them: one integer Gaussian per nonzero base-16 digit of the gap, from
+    that digit's table, the tables' draws made in bulk, ``GaussianWalk.sums(...,
+    buffered=True)``) at the walks' step scale (``2**29`` grid units), and the draws
     per catch-up."""
     import statistics
     import time
@@ -157,7 +158,7 @@ def walk_floor(gaps, rounds=7):
     times = []
     for _ in range(rounds):
         t = time.perf_counter()
-        walk.sums(generator, gaps)
+        walk.sums(generator, gaps, buffered=True)
         times.append(time.perf_counter() - t)
     digits = sum(np.count_nonzero((gaps >> (4 * d)) & 15) for d in range(4))
     return statistics.median(times), digits / gaps.size

@@ -32,7 +32,7 @@ from ._core cimport (HINGE, LOGISTIC, SQUARED, check_signals, prefetch, rint_fas
 from ._noise cimport NoiseTable, noise_draw, noise_fill
 from ._random cimport generator_bitgen
 from ._sampling cimport Batches, sample_batch
-from ._walk cimport GaussianWalk, Walk, walk_sum
+from ._walk cimport GaussianWalk, Walk, WalkBuffers, WalkDraws, walk_sum_buffered
 
 cdef enum:
     NOISE_NONE = 0
@@ -103,13 +103,14 @@ def coordinate_states(Py_ssize_t p):
     return buf[offset:offset + p * size].view(COORDINATE_DTYPE)
 
 
-cdef inline void catch_up(const Walk* walk, bitgen_t* rng, Coordinate* c, double grid,
+cdef inline void catch_up(WalkDraws* walk, bitgen_t* rng, Coordinate* c, double grid,
                           int64_t t) noexcept nogil:
-    """Lazy noise: add to acc the sum of the walk's steps last .. t - 1 it missed."""
+    """Lazy noise: add to acc the sum of the walk's steps last .. t - 1 it missed
+    (its draws buffered: :func:`~sparsedp._kernels._walk.walk_sum_buffered`)."""
     cdef int64_t missed = t - c.last
     if missed <= 0:
         return
-    c.acc += walk_sum(walk, rng, missed)
+    c.acc += walk_sum_buffered(walk, rng, missed)
     c.v = grid * <double> c.acc
     c.last = t
 
@@ -120,7 +121,8 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
                  double[::1] zetas, int64_t[::1] batch, Batches batches,
                  int64_t t_start, int64_t n_steps, Py_ssize_t batch_size, double lambda_n,
                  double clip, int noise_mode, GaussianWalk walk, double grid,
-                 double inv_grid, bint noise_alpha, sampler, noise_generator):
+                 double inv_grid, bint noise_alpha, sampler, noise_generator,
+                 WalkBuffers draws=None):
     """Run the steps ``t_start .. t_start + n_steps - 1`` of DP-SCD in place.
 
     Parameters
@@ -146,6 +148,8 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
         the grid on its own (``rint(zeta_j x_jk / g)``): the integer sums are
         exact, and one row moves the integer vector by at most ``S + sqrt(dim)
         / 2`` in L2 (docs/dp_scd.rst).
+    draws : the run's buffered draws of ``walk`` (:class:`~sparsedp._kernels._walk.WalkBuffers`,
+        for the lazy catch-ups), kept across the calls of a run; None: this call's own.
     noise_alpha : also release the updated alphas on the grid with one step of
         the walk each (the paper's variant).
     sampler, noise_generator : numpy Generators (batches; noise).
@@ -165,6 +169,10 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
             raise ValueError("a noisy run needs its integer walk")
         wk = &walk.walk
         table = wk.tables[0]
+    cdef WalkDraws* wd = NULL
+    if noise_mode == NOISE_LAZY:
+        draws = lazy_draws(draws, walk)
+        wd = draws.draws
     if not (zetas.shape[0] == n and batch.shape[0] == n and batches.n == n
             and alpha.shape[0] == n and row_norms.shape[0] == n
             and indptr.shape[0] == n + 1):
@@ -199,7 +207,7 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
                         prefetch(&st[indices[kk + PREFETCH_AHEAD]])
                     c = &st[indices[kk]]
                     if noise_mode == NOISE_LAZY:
-                        catch_up(wk, nrng, c, grid, t)
+                        catch_up(wd, nrng, c, grid, t)
                     margin += data[kk] * c.v
                 margin /= lambda_n
                 nrm = row_norms[j]
@@ -245,12 +253,23 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
     return rows
 
 
+cdef WalkBuffers lazy_draws(WalkBuffers draws, GaussianWalk walk):
+    """``draws`` if it buffers ``walk``'s draws, a new one for None (ValueError otherwise)."""
+    if draws is None:
+        return WalkBuffers([walk])
+    if len(draws.walks) != 1 or draws.walks[0] is not walk:
+        raise ValueError("draws must be the WalkBuffers of this walk")
+    return draws
+
+
 def dp_scd_finish(Coordinate[::1] state, int64_t t, GaussianWalk walk, double grid,
-                  noise_generator):
-    """Lazy noise: bring every coordinate up to step ``t`` (the output's v)."""
+                  noise_generator, WalkBuffers draws=None):
+    """Lazy noise: bring every coordinate up to step ``t`` (the output's v); ``draws``
+    as in :func:`dp_scd_steps`."""
     cdef Py_ssize_t k, p = state.shape[0]
     cdef bitgen_t* nrng = generator_bitgen(noise_generator)
-    cdef const Walk* wk = &walk.walk
+    draws = lazy_draws(draws, walk)
+    cdef WalkDraws* wd = draws.draws
     with noise_generator.bit_generator.lock, nogil:
         for k in range(p):
-            catch_up(wk, nrng, &state[k], grid, t)
+            catch_up(wd, nrng, &state[k], grid, t)

@@ -15,7 +15,7 @@ Two kernels:
   ``U`` an exact int64 vector and ``s(t)`` a public scale (the L2 shrinkage);
   a step subtracts ``M_t k + J`` from ``U`` (``M_t`` a public integer, ``J`` a walk
   step of scale ``tau_r >= z Delta_int M_t``).  A coordinate no batch row touches
-  receives only walk steps, which :func:`sparsedp._kernels._walk.walk_sum` draws
+  receives only walk steps, which :func:`sparsedp._kernels._walk.walk_sum_buffered` draws
   together when the coordinate is next touched (or at the end); a touched
   coordinate's own walk step is drawn with its next catch-up too (integers
   commute); the public
@@ -34,7 +34,7 @@ from ._core cimport (check_loss, check_signals, loss_derivative, prefetch, prox_
 from ._noise cimport IntegerNoise, noise_draw
 from ._random cimport generator_bitgen
 from ._sampling cimport Batches, sample_batch
-from ._walk cimport GaussianWalk, Walk, walk_sum
+from ._walk cimport GaussianWalk, WalkBuffers, WalkDraws, walk_sum_buffered
 
 
 cdef struct Rows:
@@ -169,12 +169,12 @@ ctypedef struct Schedule_t:         # the kernel's view of a Schedule
     const int64_t* start
     const int64_t* walk_index
     const unsigned char* halve
-    const Walk** walks
+    WalkDraws* walks                # one per walk of the schedule: its draws, buffered
 
 
 cdef inline int64_t catch_up(int64_t u, int64_t since, int64_t until, const int64_t* start,
                              const int64_t* walk_index, const unsigned char* halve,
-                             const Walk** walks, bitgen_t* rng,
+                             WalkDraws* walks, bitgen_t* rng,
                              int32_t* segment) noexcept nogil:
     """U_j from the start of step ``since`` to the start of step ``until``.
 
@@ -187,9 +187,9 @@ cdef inline int64_t catch_up(int64_t u, int64_t since, int64_t until, const int6
     while True:
         nxt = start[s + 1]
         if nxt > until:
-            u -= walk_sum(walks[walk_index[s]], rng, until - since)
+            u -= walk_sum_buffered(&walks[walk_index[s]], rng, until - since)
             break
-        u -= walk_sum(walks[walk_index[s]], rng, nxt - since)
+        u -= walk_sum_buffered(&walks[walk_index[s]], rng, nxt - since)
         since = nxt
         s += 1
         if halve[s]:
@@ -227,7 +227,7 @@ cdef inline void catch_up_to(LazyCoordinate* c, int64_t until, const Schedule_t*
     if c.last == until:
         return
     if sch.start[c.segment + 1] > until:
-        c.U -= walk_sum(sch.walks[sch.walk_index[c.segment]], rng, until - c.last)
+        c.U -= walk_sum_buffered(&sch.walks[sch.walk_index[c.segment]], rng, until - c.last)
         c.last = until
     else:
         catch_up_across(c, until, sch, rng)
@@ -295,17 +295,10 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
     cdef const int64_t[::1] start = schedule.start
     cdef const int64_t[::1] walk_index = schedule.walk_index
     cdef const unsigned char[::1] halve = schedule.halve
-    cdef int64_t n_walks = len(schedule.walks)
-    walk_ptrs = np.zeros(n_walks, dtype=np.uintp)
-    cdef GaussianWalk gw
-    cdef Py_ssize_t r
-    cdef uint64_t[::1] wp = walk_ptrs
-    for r in range(n_walks):
-        gw = schedule.walks[r]
-        wp[r] = <uint64_t> &gw.walk
+    cdef WalkBuffers buffers = WalkBuffers(schedule.walks)  # the walks' draws, in bulk
     cdef Schedule_t sch
     sch.start, sch.walk_index, sch.halve = &start[0], &walk_index[0], &halve[0]
-    sch.walks = <const Walk**> &wp[0]
+    sch.walks = buffers.draws
     # the states, 64-byte aligned (a record never straddles two cache lines)
     states = np.zeros(p * sizeof(LazyCoordinate) + 64, dtype=np.uint8)
     cdef unsigned char[::1] state_bytes = states

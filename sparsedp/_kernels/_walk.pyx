@@ -10,6 +10,20 @@ draws for a sum of up to 255 steps, 3.6 on average in base 2 at 100 steps).  The
 coordinate's value is the same function of its integer state whether it was
 updated every step or caught up lazily, and the catch-up carries no data.
 
+The kernels draw the same sums from draws made ahead (:func:`walk_sum_buffered`,
+:class:`WalkBuffers`): a table's draws come in bulk (16, then twice as many each
+time, up to 1,024: the table is read while it is in cache, once for many draws),
+and a catch-up takes the next unused draw of each table it needs, a sum of 16 to
+255 steps always two (a zero digit's is an exact 0 that uses up nothing), so that
+no branch depends on its digits.  Each draw is a fresh draw of its table's law and
+is used once; which catch-up takes it depends on the gaps (the batches and X's
+nonzeros), never on a draw's value: the sums have :func:`walk_sum`'s law, and the
+draws left over at the end are dropped.  On the dorothea-shaped DP-SGD epoch
+(728,000 catch-ups of about 110 steps, some 30 tables) the epoch went from 12.9
+to 11.9 ms (table lines missed once per bulk fill instead of once a draw, fewer
+mispredicted branches on the digits); the catch-ups alone, in bulk, from 11.8 to
+11.1 ns each.
+
 How close the law is to the eager one.  Let R_s be the ideal law of ``round(s
 N)`` and D_s the discrete Gaussian (``P(m) ∝ exp(-m^2 / 2 s^2)``).  For ``|m|
 <= 38 s`` (the sampler never returns more),
@@ -34,12 +48,14 @@ of its ideal law: :meth:`GaussianWalk.step_eta` is that per-step factor.  With
 """
 import math
 
+from libc.stdint cimport int64_t, uintptr_t
+
 from ._noise cimport IntegerNoise
 from ._random cimport generator_bitgen
 
 import numpy as np
 
-__all__ = ["GaussianWalk", "LATTICE_CONSTANT", "MAX_TABLE_SCALE", "top_spread", "walk_digits"]
+__all__ = ["GaussianWalk", "WalkBuffers", "LATTICE_CONSTANT", "MAX_TABLE_SCALE", "top_spread", "walk_digits"]
 
 #: ``eta_lat = LATTICE_CONSTANT / t^2``: 38^2 / 24 (the sampler's cut-off at 38 t),
 #: rounded up
@@ -104,8 +120,13 @@ cdef class GaussianWalk:
         """Per eager draw replaced: the law is within ``exp(+-step_eta)`` of the ideal."""
         return self.table_eta + 2.0 * self.lattice_eta
 
-    def sums(self, generator, steps):
-        """The sums of ``steps[i]`` walk steps, one per entry (int64 array)."""
+    def sums(self, generator, steps, buffered=False):
+        """The sums of ``steps[i]`` walk steps, one per entry (int64 array).
+
+        ``buffered``: drawn as the solvers' kernels draw them
+        (:func:`walk_sum_buffered`: each table's draws in bulk, taken in order),
+        else one table draw at a time (:func:`walk_sum`).  The same law.
+        """
         k = np.ascontiguousarray(steps, dtype=np.int64)
         if k.size and (k.min() < 0 or k.max() > self.max_steps):
             raise ValueError(f"steps must be in [0, {self.max_steps}]")
@@ -114,7 +135,38 @@ cdef class GaussianWalk:
         cdef int64_t[::1] ov = out
         cdef bitgen_t* rng = generator_bitgen(generator)
         cdef Py_ssize_t i
+        cdef WalkBuffers buffers = WalkBuffers([self]) if buffered else None
+        cdef WalkDraws* wd = buffers.draws if buffered else NULL
+        cdef bint buffer = wd != NULL
         with generator.bit_generator.lock, nogil:
-            for i in range(kv.shape[0]):
-                ov[i] = walk_sum(&self.walk, rng, kv[i])
+            if buffer:
+                for i in range(kv.shape[0]):
+                    ov[i] = walk_sum_buffered(wd, rng, kv[i])
+            else:
+                for i in range(kv.shape[0]):
+                    ov[i] = walk_sum(&self.walk, rng, kv[i])
         return out
+
+
+cdef class WalkBuffers:
+    """The buffered draws of a run's walks (:func:`walk_sum_buffered`), one
+    :c:type:`WalkDraws` per walk, kept across the kernel calls of the run (a
+    solver's result does not depend on how its steps are split into calls).
+
+    Parameters
+    ----------
+    walks : list of GaussianWalk
+    """
+
+    def __cinit__(self, walks):
+        self.walks = list(walks)
+        cdef Py_ssize_t r, n = len(self.walks)
+        # uninitialised (np.empty): a buffer's pages are touched only by the tables a
+        # run draws from; 64-byte aligned
+        self._owner = np.empty(max(n, 1) * sizeof(WalkDraws) + 64, dtype=np.uint8)
+        cdef unsigned char[::1] view = self._owner
+        self.draws = <WalkDraws*> ((<uintptr_t> &view[0] + 63) & ~(<uintptr_t> 63))
+        cdef GaussianWalk walk
+        for r in range(n):
+            walk = self.walks[r]
+            walk_draws_init(&self.draws[r], &walk.walk)

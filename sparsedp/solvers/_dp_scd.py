@@ -12,6 +12,7 @@ import numpy as np
 
 from .._kernels import kernel_id
 from .._kernels._dp_scd_fast import coordinate_states, dp_scd_finish, dp_scd_steps
+from .._kernels._walk import WalkBuffers
 from .._validation import check_bool, check_X_y
 from ..penalties import as_penalty
 from ._base import KernelOutput, Problem, check_intercept, csr_rows, split_generator
@@ -91,6 +92,7 @@ class DPSCD(BatchSolver):
         else:
             mode = 2 if options["lazy"] else 1
             walk, grid, inv_grid = release.walks[0], release.grid, release.inv_grid
+        draws = WalkBuffers([walk]) if release is not None and options["lazy"] else None
         noise_alpha = release is not None and options["noise_alpha"]
         loss = int(kernel_id(datafit))
         steps, batch_size = sampling.steps, sampling.batch_size
@@ -103,10 +105,10 @@ class DPSCD(BatchSolver):
             rows += dp_scd_steps(
                 loss, data, indices, indptr, y, row_norms, alpha, state, zetas, batch,
                 sampling.batches, t, todo, batch_size, lam_n, clip, mode, walk,
-                grid, inv_grid, noise_alpha, sampler, noise_gen)
+                grid, inv_grid, noise_alpha, sampler, noise_gen, draws)
             t += todo
             if mode == 2 and (trace or t == steps):
-                dp_scd_finish(state, t, walk, grid, noise_gen)
+                dp_scd_finish(state, t, walk, grid, noise_gen, draws)
             if trace:
                 passes_done.append(t * batch_size / n)
                 values.append(problem.objective(state["v"] / lam_n))
