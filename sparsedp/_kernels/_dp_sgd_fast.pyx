@@ -33,6 +33,7 @@ from ._core cimport (check_loss, check_signals, loss_derivative, prefetch, prox_
                      rint_fast, SIGNAL_CHECK_WORK)
 from ._noise cimport IntegerNoise, noise_draw
 from ._random cimport generator_bitgen
+from ._random import held
 from ._sampling cimport Batches, sample_batch
 from ._walk cimport GaussianWalk, WalkBuffers, WalkDraws, walk_sum_buffered
 
@@ -261,7 +262,7 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
              const double[::1] y, const double[::1] norms, int loss, double clip,
              int64_t[::1] U, int64_t steps, Batches batches, Schedule schedule, double inv_grid, bint lazy, generator,
              double[:, ::1] trace=None, int64_t trace_every=0, init=None, double shrink=1.0,
-             bint single_row_path=True):
+             bint single_row_path=True, noise_generator=None):
     """``steps`` DP-SGD steps on the integer frame ``U`` (in place), caught up at the end.
 
     ``w = schedule.scale[steps] * U`` afterwards.  ``trace`` (optional) receives
@@ -280,6 +281,9 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
     occurs once in a row, so each gradient sum is one term, and the integers
     are those of the general path bit for bit (``single_row_path=False``, the
     tests' reference).
+
+    Batches come from ``generator``, the noise from ``noise_generator`` (None: the
+    same generator).
     """
     check_loss(loss)
     cdef Rows X = make_rows(indptr, indices, data, y, norms, loss, clip)
@@ -308,7 +312,10 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
     cdef int64_t[::1] rows = np.empty(max(n, 1), dtype=np.int64)
     cdef double[::1] margins = np.empty(max(n, 1))
     cdef int64_t size
-    cdef bitgen_t* rng = generator_bitgen(generator)
+    if noise_generator is None:
+        noise_generator = generator
+    cdef bitgen_t* srng = generator_bitgen(generator)
+    cdef bitgen_t* rng = generator_bitgen(noise_generator)
     cdef int64_t t, a, i, k, j, m, lo, hi, n_touched, work = 0, traced = 0
     cdef double z, coef, s_t
     cdef bint has_init = init is not None
@@ -324,9 +331,9 @@ def sgd_lazy(const int64_t[::1] indptr, const int32_t[::1] indices, const double
             init_margins[i] = z
     for j in range(p):
         st[j].U = U[j]
-    with generator.bit_generator.lock, nogil:
+    with held(generator, noise_generator), nogil:
         for t in range(steps):
-            size = sample_batch(&batches.sampler, rng, &rows[0])
+            size = sample_batch(&batches.sampler, srng, &rows[0])
             s_t = scale[t]
             n_touched = 0
             if size == 1 and single_row_path:

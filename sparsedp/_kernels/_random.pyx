@@ -19,11 +19,26 @@ cdef extern from "numpy/random/distributions.h":
                                     Py_ssize_t cnt, bint use_masked,
                                     uint64_t* out) noexcept nogil
 
+import contextlib
 import warnings
 
 import numpy as np
 
 cdef const char* CAPSULE_NAME = "BitGenerator"
+
+
+def held(*generators):
+    """A context manager holding the bit-generator locks of ``generators``, each
+    distinct bit generator's once (a kernel drawing from two generators, or from
+    one passed twice)."""
+    stack = contextlib.ExitStack()
+    seen = []
+    for generator in generators:
+        bit_generator = generator.bit_generator
+        if not any(bit_generator is other for other in seen):
+            seen.append(bit_generator)
+            stack.enter_context(bit_generator.lock)
+    return stack
 
 
 cdef bitgen_t* generator_bitgen(object generator) except NULL:

@@ -35,7 +35,8 @@ from .._validation import check_bool, check_real
 from .._warnings import find_stack_level
 from ..exceptions import PrivacyLeakWarning
 from ..privacy import calibrate_gaussian
-from ._base import Budget, KernelOutput, check_coef_init, check_memory, check_problem, csr_rows
+from ._base import (Budget, KernelOutput, check_coef_init, check_memory, check_problem, csr_rows,
+                    split_generator)
 from ._batch import BatchSolver
 from ._release import RESERVED_STEP_ETA, WalkRelease
 from ._scales import N_BINS, private_row_scales
@@ -199,9 +200,10 @@ class DPSGD(BatchSolver):
                 else step * release.grid * phi
             schedule = Schedule(scale, mult, start, walk_index, halve, release.walks)
             release.check_range(steps, batches.max_size, int(mult.max()))
+            sampler, noise = split_generator(generator)  # the noise from SFC64
             sgd_lazy(indptr, indices, data, problem.y, norms, loss, clip, U, steps,
-                     batches, schedule, release.inv_grid, lazy, generator,
-                     records, every, init, shrink)
+                     batches, schedule, release.inv_grid, lazy, sampler,
+                     records, every, init, shrink, noise_generator=noise)
             w = scale[steps] * U.astype(np.float64)
             if init is not None:
                 w += shrink ** float(steps) * init
