@@ -92,7 +92,7 @@ cdef inline int64_t walk_sum_buffered(WalkDraws* wd, bitgen_t* rng, int64_t k) n
 
 # A run's WalkDraws, one per walk of ``walks`` (kept across the kernel calls of a run)
 cdef class WalkBuffers:
-    cdef object _owner
+    cdef void* _memory                     # malloc'd: pages are touched only as used
     cdef WalkDraws* draws                  # draws[r]: those of walks[r]
     cdef readonly list walks
 

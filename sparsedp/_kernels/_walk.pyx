@@ -49,6 +49,7 @@ of its ideal law: :meth:`GaussianWalk.step_eta` is that per-step factor.  With
 import math
 
 from libc.stdint cimport int64_t, uintptr_t
+from libc.stdlib cimport free, malloc
 
 from ._noise cimport IntegerNoise
 from ._random cimport generator_bitgen
@@ -161,12 +162,17 @@ cdef class WalkBuffers:
     def __cinit__(self, walks):
         self.walks = list(walks)
         cdef Py_ssize_t r, n = len(self.walks)
-        # uninitialised (np.empty): a buffer's pages are touched only by the tables a
-        # run draws from; 64-byte aligned
-        self._owner = np.empty(max(n, 1) * sizeof(WalkDraws) + 64, dtype=np.uint8)
-        cdef unsigned char[::1] view = self._owner
-        self.draws = <WalkDraws*> ((<uintptr_t> &view[0] + 63) & ~(<uintptr_t> 63))
+        # 1.2 MB a walk, uninitialised, from malloc: only the pages of the tables a
+        # run draws from are touched (numpy would ask for huge pages above 4 MB,
+        # and a touch would then commit 2 MB); 64-byte aligned
+        self._memory = malloc(max(n, 1) * sizeof(WalkDraws) + 64)
+        if self._memory == NULL:
+            raise MemoryError()
+        self.draws = <WalkDraws*> ((<uintptr_t> self._memory + 63) & ~(<uintptr_t> 63))
         cdef GaussianWalk walk
         for r in range(n):
             walk = self.walks[r]
             walk_draws_init(&self.draws[r], &walk.walk)
+
+    def __dealloc__(self):
+        free(self._memory)
