@@ -67,24 +67,27 @@ cdef inline int64_t take_draw(WalkDraws* wd, bitgen_t* rng, int b,
     return wd.draws[b][pos]
 
 
+cdef inline int64_t digit_draw(WalkDraws* wd, bitgen_t* rng, int base,
+                               int64_t d) noexcept nogil:
+    """The draw of digit value d from the digit's tables ``base ..``: the next of
+    table ``base + d - 1``, or for d = 0 the 0 of entry WALK_TABLES (no branch)."""
+    return take_draw(wd, rng, <int> (base + d - 1) if d else WALK_TABLES, d != 0)
+
+
 # walk_sum's law from ``wd``'s buffers.  A sum of 16 to 255 steps reads two buffers,
 # digit 0's and digit 1's, a zero digit's being the 0 of entry WALK_TABLES: no
 # branch on its digits (they vary from sum to sum: a branch would be mispredicted
 # often); a sum of fewer than 16 steps reads one.
 cdef inline int64_t walk_sum_buffered(WalkDraws* wd, bitgen_t* rng, int64_t k) noexcept nogil:
-    cdef int64_t total = 0, d, d0, d1
+    cdef int64_t total = 0
     cdef int base = 0
     if k < 16:  # one digit (a run whose sums are mostly that short predicts this)
-        return take_draw(wd, rng, <int> (k - 1) if k else WALK_TABLES, k != 0)
+        return digit_draw(wd, rng, 0, k)
     if k < 256:
-        d0, d1 = k & WALK_DIGIT_MASK, k >> WALK_DIGIT_BITS
-        return (take_draw(wd, rng, <int> (d0 - 1) if d0 else WALK_TABLES, d0 != 0)
-                + take_draw(wd, rng, <int> (WALK_DIGIT_MASK + d1 - 1) if d1 else WALK_TABLES,
-                            d1 != 0))
+        return (digit_draw(wd, rng, 0, k & WALK_DIGIT_MASK)
+                + digit_draw(wd, rng, WALK_DIGIT_MASK, k >> WALK_DIGIT_BITS))
     while k:
-        d = k & WALK_DIGIT_MASK
-        if d:
-            total += take_draw(wd, rng, base + <int> d - 1, 1)
+        total += digit_draw(wd, rng, base, k & WALK_DIGIT_MASK)
         k >>= WALK_DIGIT_BITS
         base += WALK_DIGIT_MASK
     return total
