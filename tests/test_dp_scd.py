@@ -327,3 +327,33 @@ def test_lazy_auto_reads_only_public_quantities():
             res = dp_scd(X, y, Logistic(), L2(0.1), epsilon=1.0, delta=1e-5, passes=1,
                          clip=1.0, batch_size=batch_size, random_state=0)
             assert res.info["lazy"] is lazy, (p, batch_size, density)
+
+
+def test_lazy_steps_and_finish_refuse_the_draws_of_another_walk():
+    """The buffered draws belong to one walk: draws built for another walk (or for
+    several) would add noise of the wrong scale, so both kernels raise ValueError;
+    the run's own buffers are accepted."""
+    from sparsedp._kernels._walk import GaussianWalk, WalkBuffers
+    X = sp.random(6, 4, density=0.5, format="csr", random_state=0)
+    n, p = X.shape
+    data, indptr = X.data.astype(np.float64), X.indptr.astype(np.int64)
+    walk, other = GaussianWalk(2.0 ** 20, 64), GaussianWalk(2.0 ** 14, 64)
+
+    def steps(draws):
+        state = coordinate_states(p)
+        dp_scd_steps(0, data, X.indices.astype(np.int64), indptr, np.ones(n), np.ones(n),
+                     np.zeros(n), state, np.zeros(n), np.zeros(n, np.int64),
+                     Batches(n, 1.0), 0, 2, 2, 1.0, 1.0, 2, walk, 1e-6, 1e6, False,
+                     np.random.default_rng(0), np.random.default_rng(1), draws)
+        return state
+
+    from sparsedp._kernels._dp_scd_fast import dp_scd_finish
+    for wrong in (WalkBuffers([other]), WalkBuffers([walk, other])):
+        with pytest.raises(ValueError, match="WalkBuffers of this walk"):
+            steps(wrong)
+        with pytest.raises(ValueError, match="WalkBuffers of this walk"):
+            dp_scd_finish(coordinate_states(p), 3, walk, 1e-6, np.random.default_rng(1), wrong)
+    own = WalkBuffers([walk])
+    state = steps(own)
+    dp_scd_finish(state, 2, walk, 1e-6, np.random.default_rng(1), own)
+    assert np.all(state["last"] == 2)
