@@ -135,9 +135,10 @@ def _walk_release(cls, noise=1.0, sensitivity=1.0):
     """A ``WalkRelease`` built at ``noise`` times the multiplier and ``sensitivity``
     times the sensitivity, reporting the correct ``multiplier`` and ``noise_sd``."""
     class Planted(cls):
-        def __init__(self, multiplier, n_terms, dim, sens, max_steps, data_multipliers=(1,)):
+        def __init__(self, multiplier, n_terms, dim, sens, max_steps, data_multipliers=(1,),
+                     used=None):
             super().__init__(multiplier * noise, n_terms, dim, sens * sensitivity, max_steps,
-                             data_multipliers)
+                             data_multipliers, used)
             self.multiplier = multiplier
             self.noise_sd = multiplier * self.sensitivity_int * self.grid
     return Planted

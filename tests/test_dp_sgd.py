@@ -348,3 +348,38 @@ def test_single_row_steps_release_as_the_general_path(monkeypatch, sampling, bat
     if trace:
         np.testing.assert_array_equal(fast.diagnostics.trace["coef"],
                                       general.diagnostics.trace["coef"])
+
+
+@pytest.mark.parametrize("l2, rungs", [(1e-4, 3), (0.005, FRAME_RUNGS), (0.5, 1)])
+def test_walks_built_for_the_rungs_the_schedule_reaches(monkeypatch, l2, rungs):
+    """Only the rungs the public schedule reaches get walks (their tables take about
+    20 ms each); the others' entries are None.  The fit is the one with every walk
+    built, bit for bit: the renumbered walks draw the same integers.  Over the 600
+    steps the shrinkage ``1 / (1 + 2 l2)`` a step stays under a fifth of a halving
+    with l2 = 1e-4 (rungs 0..2), halves 8.6 times with 0.005 (all 16 rungs), and
+    halves every step with 0.5 (rung 0 alone)."""
+    import sparsedp.solvers._dp_sgd as module
+    X, y = make_sparse_problem(n=60, p=40, density=0.3, seed=4)
+    labels = np.where(y > np.median(y), 1.0, -1.0)
+    built = []
+
+    class Recorded(module.WalkRelease):
+        def __init__(self, *args, everything=False, **kwargs):
+            if everything:
+                kwargs["used"] = None
+            super().__init__(*args, **kwargs)
+            built.append(self.walks)
+
+    def fit(everything):
+        monkeypatch.setattr(module, "WalkRelease",
+                            lambda *a, **k: Recorded(*a, everything=everything, **k))
+        return dp_sgd(X, labels, Logistic(), L2(l2), epsilon=2.0, delta=1e-5, passes=10,
+                      clip=1.0, step_size=0.5, global_smoothness=0.25, lazy=True,
+                      random_state=3)
+    pruned, full = fit(False), fit(True)
+    schedule = frame_schedule(600, 1.0 / (1.0 + 2.0 * l2))  # step 0.5 / 0.25, 600 steps
+    assert len(np.unique(schedule[3])) == rungs
+    assert [w is not None for w in built[0]] == [r in set(schedule[3]) for r in range(16)]
+    assert all(w is not None for w in built[1])
+    np.testing.assert_array_equal(pruned.coef, full.coef)
+    assert pruned.intercept == full.intercept

@@ -171,10 +171,13 @@ class DPSGD(BatchSolver):
         return sampling.steps * problem.p
 
     def release(self, problem, sampling, options, z, sensitivity):
-        bounds = options["schedule"][-1]
+        walk_index, bounds = options["schedule"][3], options["schedule"][-1]
+        # every rung's bound sizes the grid; only the rungs the schedule reaches get
+        # walks (a run whose L2 shrinkage stays under a halving reaches few of 16)
         release = WalkRelease(z, sampling.batches.max_size, problem.p, sensitivity,
                               sampling.steps + 1,
-                              data_multipliers=bounds if options["frame"] else (1,))
+                              data_multipliers=bounds if options["frame"] else (1,),
+                              used=np.unique(walk_index) if options["frame"] else None)
         if release.step_eta > RESERVED_STEP_ETA:
             raise RuntimeError("walk tables coarser than the reserved slack")
         return release
@@ -198,7 +201,9 @@ class DPSGD(BatchSolver):
             U = np.zeros(p, dtype=np.int64)
             scale = step * release.grid / FRAME_MULTIPLIER * phi if shrink != 1.0 \
                 else step * release.grid * phi
-            schedule = Schedule(scale, mult, start, walk_index, halve, release.walks)
+            used = np.unique(walk_index)  # the built walks, renumbered in order
+            schedule = Schedule(scale, mult, start, np.searchsorted(used, walk_index), halve,
+                                [release.walks[r] for r in used])
             release.check_range(steps, batches.max_size, int(mult.max()))
             sampler, noise = split_generator(generator)  # the noise from SFC64
             sgd_lazy(indptr, indices, data, problem.y, norms, loss, clip, U, steps,
