@@ -350,14 +350,16 @@ def test_single_row_steps_release_as_the_general_path(monkeypatch, sampling, bat
                                       general.diagnostics.trace["coef"])
 
 
-@pytest.mark.parametrize("l2, rungs", [(1e-4, 3), (0.005, FRAME_RUNGS), (0.5, 1)])
+@pytest.mark.parametrize("l2, rungs", [(1e-4, 3), (0.005, FRAME_RUNGS), (0.5, 1), (0.0359, 12)])
 def test_walks_built_for_the_rungs_the_schedule_reaches(monkeypatch, l2, rungs):
     """Only the rungs the public schedule reaches get walks (their tables take about
     20 ms each); the others' entries are None.  The fit is the one with every walk
     built, bit for bit: the renumbered walks draw the same integers.  Over the 600
     steps the shrinkage ``1 / (1 + 2 l2)`` a step stays under a fifth of a halving
     with l2 = 1e-4 (rungs 0..2), halves 8.6 times with 0.005 (all 16 rungs), and
-    halves every step with 0.5 (rung 0 alone)."""
+    halves every step with 0.5 (rung 0 alone); with 0.0359 it advances a tenth of a
+    halving a step and skips rungs (0, 1, 3, 4, 5, 6, 8, ...): the built walks are
+    renumbered."""
     import sparsedp.solvers._dp_sgd as module
     X, y = make_sparse_problem(n=60, p=40, density=0.3, seed=4)
     labels = np.where(y > np.median(y), 1.0, -1.0)

@@ -201,9 +201,8 @@ class DPSGD(BatchSolver):
             U = np.zeros(p, dtype=np.int64)
             scale = step * release.grid / FRAME_MULTIPLIER * phi if shrink != 1.0 \
                 else step * release.grid * phi
-            used = np.unique(walk_index)  # the built walks, renumbered in order
-            schedule = Schedule(scale, mult, start, np.searchsorted(used, walk_index), halve,
-                                [release.walks[r] for r in used])
+            index, walks = release.walks_for(walk_index)  # the built walks, renumbered
+            schedule = Schedule(scale, mult, start, index, halve, walks)
             release.check_range(steps, batches.max_size, int(mult.max()))
             sampler, noise = split_generator(generator)  # the noise from SFC64
             sgd_lazy(indptr, indices, data, problem.y, norms, loss, clip, U, steps,

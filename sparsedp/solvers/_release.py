@@ -212,6 +212,16 @@ class WalkRelease:
         """Per eager draw: the walks' law is within ``exp(+-step_eta)`` of the ideal."""
         return max(w.step_eta for w in self.walks if w is not None)
 
+    def walks_for(self, walk_index):
+        """``(index, walks)``: the built walks, in order, and ``walk_index`` (a schedule's
+        multiplier of each segment) renumbered into them; RuntimeError if a segment's
+        walk was not built."""
+        built = np.flatnonzero([w is not None for w in self.walks])
+        index = np.searchsorted(built, walk_index)
+        if not np.array_equal(built[np.minimum(index, built.size - 1)], walk_index):
+            raise RuntimeError("the schedule steps with a walk that was not built")
+        return index, [self.walks[r] for r in built]
+
     def check_range(self, steps, n_terms, multiplier=1):
         """Raise unless ``steps`` steps keep an int64 state below 2**62 (each adds at
         most ``M (n_terms S rho + 1)`` and a walk step, below ``38`` scales)."""
