@@ -51,7 +51,7 @@ cdef int64_t noise_draw_from(const NoiseTable* table, bitgen_t* rng,
 
 # One draw of the table's integer law (every probability within a factor
 # exp(+-eta) of the ideal law, eta = IntegerNoise.eta).  The caller holds the
-# generator's lock.  Inline, the common case (~99% of draws): one word, read as
+# generator's lock.  Inline, the common case (over 99% of draws): one word, read as
 # slot (bits 55-63), the first 15 bits of the alias comparison (40-54), the
 # first 10 bits of the acceptance uniform (30-39), the offset in the cell
 # (1-29; a fresh word's low bits for a wide table) and the sign (bit 0); two

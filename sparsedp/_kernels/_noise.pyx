@@ -37,7 +37,8 @@ integer arithmetic and, rarely, a floating-point acceptance test.  It draws
   threshold: cell probabilities are exact multiples of 2**-64), an integer in the
   cell uniformly (the word's low bits: exact, no multiplication), and it is kept
   with probability ``p(m) / p(cell start)`` (at once when a 63-bit uniform is
-  below a lower bound of that ratio over the cell, ~99% of draws; otherwise a
+  below a lower bound of that ratio over the cell, over 99% of draws: the
+  cells are narrow where the mass is, :func:`_body_cells`; otherwise a
   Gaussian's ratio is compared through its main term first, and log_shape's
   logarithms are computed only near the threshold: :func:`keep_in_cell`);
 * beyond ``K_T``: block ``j`` geometric(1/2) (trailing zeros of words: exact),
