@@ -65,8 +65,8 @@ beyond 38 t (ideal probability below 1e-300) are never returned.
 """
 import math
 
-from libc.math cimport exp, fabs, log, rint, M_LN2
-from libc.stdint cimport int64_t, uint64_t
+from libc.math cimport exp, fabs, floor, ldexp, log, log2, rint, M_LN2
+from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
 from numpy.random cimport bitgen_t
 
 import numpy as np
@@ -326,9 +326,30 @@ cdef void noise_fill_int(const NoiseTable* table, bitgen_t* rng, Py_ssize_t coun
             out[i] = noise_draw_word(table, rng, next_word(state), False, gaussian)
 
 
-def _body_cells(int law, double scale, int64_t body_end, double mass):
-    """The body cells over ``[0, body_end)``: their starts and widths, each a power
-    of two (the offset in a cell is a word's bits), and K_T, where the last ends.
+cdef double MIN_CELL_MASS = 2.0 ** -20   # of the mass: a cell's probability then
+                                        # quantises within 2**-44 of the ideal
+cdef uint64_t SLOT_UNITS = (<uint64_t> 1) << 55    # a slot's units (NOISE_SLOT_SHIFT)
+
+
+cdef int64_t add_cell(NoiseTable* table, int law, double mass, int64_t k,
+                      int64_t w) except -1:
+    """Body cell ``table.n_cells`` from k, of width w doubled until it holds
+    MIN_CELL_MASS of the mass; returns its end."""
+    if table.n_cells >= NOISE_SLOTS - 1:
+        raise RuntimeError("the body cells do not fit the alias table")
+    cdef double p = exp(log_ratio(law, table.scale, k, 0))
+    while <double> w * p < MIN_CELL_MASS * mass:
+        w *= 2
+    table.cell_start[table.n_cells] = k
+    table.cell_width[table.n_cells] = w
+    table.n_cells += 1
+    return k + w
+
+
+cdef int body_cells(NoiseTable* table, int64_t body_end, double mass) except -1:
+    """The body cells over ``[0, body_end)``: ``table.cell_start``, ``cell_width`` (each
+    a power of two: the offset in a cell is a word's bits), ``n_cells``, and
+    ``tail_start`` (K_T), where the last ends.
 
     A draw in a cell of width w from s takes the general path when its first 10 bits
     of acceptance uniform are not below the cell's lower bound of ``P(k) / P(s)``:
@@ -338,55 +359,66 @@ def _body_cells(int law, double scale, int64_t body_end, double mass):
     as many as keep the count within BODY_CELLS, the rest W.  A Gaussian 0 is kept
     half the time (both signs give it), so cell 0's fast bound is 1/2: its cell is
     made about ``t ZERO_CELL`` wide (3e-6 of the mass) and followed by cells of
-    doubling width up to W / 2.  A cell that would hold less than 2**-20 of the mass
-    is widened (doubling), so that its quantised probability (a multiple of 2**-64)
-    is within 2**-44 of the ideal.  On Gaussian tables 0.6-0.85% of draws take the
-    general path (1.3-2.0% with cells of width W alone).
+    doubling width up to W / 2.  A cell that would hold less than MIN_CELL_MASS of
+    the mass is widened (doubling), so that its quantised probability (a multiple
+    of 2**-64) is within 2**-44 of the ideal.  On Gaussian tables 0.6-0.85% of draws
+    take the general path (1.3-2.0% with cells of width W alone).
     """
-    coarse = 1
-    while -(-body_end // coarse) > BODY_CELLS:
+    cdef int law = table.law
+    cdef int64_t coarse = 1, fine, k = 0, n_coarse, n_fine
+    while (body_end + coarse - 1) // coarse > BODY_CELLS:
         coarse *= 2
     fine = max(coarse // 2, 1)
-    starts, widths = [], []
-
-    def add(k, w):  # the cell from k, widened until it holds 2**-20 of the mass
-        while w * math.exp(log_ratio(law, scale, k, 0)) < 2.0 ** -20 * mass:
-            w *= 2
-        starts.append(k)
-        widths.append(w)
-        return k + w
-
-    k = 0
+    table.n_cells = 0
     if law == NOISE_GAUSSIAN:
-        k = add(0, min(fine, 2 ** max(0, math.floor(math.log2(scale * ZERO_CELL)))))
+        k = add_cell(table, law, mass, 0, min(fine, <int64_t> ldexp(
+            1.0, max(0, <int> floor(log2(table.scale * ZERO_CELL))))))
         while k < fine:  # k is a power of two: [k, 2k)
-            k = add(k, k)
-    n_coarse = -(-(body_end - k) // coarse)
-    n_fine = 2 * max(0, min(BODY_CELLS - len(starts) - n_coarse, n_coarse))
+            k = add_cell(table, law, mass, k, k)
+    n_coarse = (body_end - k + coarse - 1) // coarse
+    n_fine = 2 * max(0, min(BODY_CELLS - table.n_cells - n_coarse, n_coarse))
     while n_fine and k < body_end:  # two fine cells for a coarse one: one cell more
-        k = add(k, fine)
+        k = add_cell(table, law, mass, k, fine)
         n_fine -= 1
     while k < body_end:
-        k = add(k, coarse)
-    return starts, widths, k
+        k = add_cell(table, law, mass, k, coarse)
+    table.tail_start = k
+    return 0
 
 
-def _vose(units, n_slots, slot_units):
-    """Integer alias table: slot i keeps its own cell below threshold[i] (out of
-    ``slot_units``), else alias[i]; cell c gets exactly ``units[c]`` units."""
-    units = [int(u) for u in units] + [0] * (n_slots - len(units))
-    threshold, alias = [0] * n_slots, list(range(n_slots))
-    small = [i for i, u in enumerate(units) if u < slot_units]
-    large = [i for i, u in enumerate(units) if u >= slot_units]
-    work = list(units)
-    while small and large:
-        s, l = small.pop(), large.pop()
-        threshold[s], alias[s] = work[s], l
-        work[l] -= slot_units - work[s]
-        (small if work[l] < slot_units else large).append(l)
-    for i in large + small:  # exactly full (sum of units is n_slots * slot_units)
-        threshold[i], alias[i] = slot_units, i
-    return threshold, alias
+cdef void vose(const uint64_t* units, uint64_t* threshold, uint16_t* alias) noexcept nogil:
+    """Integer alias table over NOISE_SLOTS slots of SLOT_UNITS units (Vose): slot i
+    keeps its own cell below ``threshold[i]``, else ``alias[i]``; cell c gets exactly
+    ``units[c]`` units (the units sum to NOISE_SLOTS SLOT_UNITS)."""
+    cdef uint64_t work[NOISE_SLOTS]
+    cdef uint16_t small[NOISE_SLOTS]
+    cdef uint16_t large[NOISE_SLOTS]
+    cdef int n_small = 0, n_large = 0, i
+    cdef uint16_t s, g
+    for i in range(NOISE_SLOTS):
+        work[i], threshold[i], alias[i] = units[i], 0, <uint16_t> i
+        if units[i] < SLOT_UNITS:
+            small[n_small] = <uint16_t> i
+            n_small += 1
+        else:
+            large[n_large] = <uint16_t> i
+            n_large += 1
+    while n_small and n_large:  # both stacks: the last in is taken first
+        n_small -= 1
+        n_large -= 1
+        s, g = small[n_small], large[n_large]
+        threshold[s], alias[s] = work[s], g
+        work[g] -= SLOT_UNITS - work[s]
+        if work[g] < SLOT_UNITS:
+            small[n_small] = g
+            n_small += 1
+        else:
+            large[n_large] = g
+            n_large += 1
+    for i in range(n_large):  # exactly full
+        threshold[large[i]], alias[large[i]] = SLOT_UNITS, large[i]
+    for i in range(n_small):
+        threshold[small[i]], alias[small[i]] = SLOT_UNITS, small[i]
 
 
 cdef class IntegerNoise:
@@ -415,69 +447,75 @@ cdef class IntegerNoise:
             raise ValueError(f"scale must be in [{MIN_SCALE}, 2**40), got {scale!r}")
         self.law, self.scale = law, scale
         cdef int code = NOISE_GAUSSIAN if law == "gaussian" else NOISE_LAPLACE
+        cdef NoiseTable* tb = &self.table
+        cdef double weights[NOISE_SLOTS]
+        cdef uint64_t units[NOISE_SLOTS]
+        cdef uint64_t sum_units = 0
+        cdef double low, alias_error = 0.0, total
+        cdef Py_ssize_t i, n_cells, largest = 0
+        cdef int64_t tail_start, block, widest = 0
+        tb.law, tb.scale = code, scale
+        tb.shift = 0.5 if code == NOISE_LAPLACE else 0.0
+        tb.gaussian = 1 if code == NOISE_GAUSSIAN else 0
         body = GAUSSIAN_BODY if code == NOISE_GAUSSIAN else LAPLACE_BODY
-        body_end = math.ceil(body * scale)
         mass = scale * math.sqrt(math.pi / 2) if code == NOISE_GAUSSIAN else scale
-        starts, widths, tail_start = _body_cells(code, scale, body_end, mass)
-        n_cells = len(starts)
-        if n_cells > NOISE_SLOTS - 1:
-            raise RuntimeError(f"{n_cells} cells do not fit the alias table")
+        body_cells(tb, math.ceil(body * scale), mass)
+        n_cells, tail_start = tb.n_cells, tb.tail_start
         if code == NOISE_GAUSSIAN:  # P(k + B) <= P(k) / 2 for k >= K_T
             block = math.ceil(scale * scale * math.log(2.0) / (tail_start - 0.5) * (1 + 1e-9))
         else:
             block = math.ceil(scale * math.log(2.0) * (1 + 1e-9))
-        self.table.law, self.table.scale = code, scale
-        self.table.shift = 0.5 if code == NOISE_LAPLACE else 0.0
-        self.table.n_cells = n_cells
-        self.table.tail_start, self.table.tail_block = tail_start, block
+        tb.tail_block = block
         # weights relative to P(0): cell c gets its width times P(its start), the
-        # tail 2 B P(K_T)
-        weights = [w * math.exp(log_ratio(code, scale, s, 0)) for s, w in zip(starts, widths)]
-        weights.append(2.0 * block * math.exp(log_ratio(code, scale, tail_start, 0)))
-        slot_units = 2 ** 55  # NOISE_SLOT_SHIFT
-        total_units = 512 * slot_units  # NOISE_SLOTS slots
-        total = math.fsum(weights)
-        # round(w_c / total * 2**64) exactly (doubles' significands in 128-bit integers)
-        units = [quantise(w, total) for w in weights]
-        if max(units) == 2 ** 64 - 1:
-            raise RuntimeError("a noise cell's probability is out of range")
-        # the rounding's remainder (a few hundred units) to the largest cell, where it
-        # is relatively smallest (cell 0 may be tiny: _body_cells)
-        units[units.index(max(units))] += total_units - sum(units)
-        threshold, alias = _vose(units, 512, slot_units)
-        cdef Py_ssize_t i
+        # tail (slot value n_cells) 2 B P(K_T); the other slots none
         for i in range(NOISE_SLOTS):
-            self.table.threshold[i] = threshold[i]
-            self.table.alias[i] = alias[i]
-            self.table.fast_accept[i] = 0
-            self.table.cell_start[i] = 0
-            self.table.cell_width[i] = 1
+            weights[i] = 0.0
         for i in range(n_cells):
-            self.table.cell_start[i], self.table.cell_width[i] = starts[i], widths[i]
-            low = math.exp(log_ratio(code, scale, starts[i] + widths[i] - 1, starts[i]))
+            weights[i] = <double> tb.cell_width[i] * exp(log_ratio(code, scale, tb.cell_start[i], 0))
+            widest = max(widest, tb.cell_width[i])
+        weights[n_cells] = 2.0 * <double> block * exp(log_ratio(code, scale, tail_start, 0))
+        total = math.fsum([weights[i] for i in range(n_cells + 1)])
+        # round(w_c / total * 2**64) exactly (doubles' significands in 128-bit
+        # integers); the rounding's remainder (a few hundred units, the sum being
+        # 2**64 = 0 modulo 2**64) to the largest cell, where it is relatively smallest
+        for i in range(NOISE_SLOTS):
+            units[i] = quantise(weights[i], total) if i <= n_cells else 0
+            if units[i] == <uint64_t> -1:
+                raise RuntimeError("a noise cell's probability is out of range")
+            sum_units += units[i]
+            if units[i] > units[largest]:
+                largest = i
+        units[largest] -= sum_units
+        vose(units, tb.threshold, tb.alias)
+        for i in range(NOISE_SLOTS):
+            tb.fast_accept[i] = 0
+            if i >= n_cells:
+                tb.cell_start[i], tb.cell_width[i] = 0, 1
+        for i in range(n_cells):
+            low = exp(log_ratio(code, scale, tb.cell_start[i] + tb.cell_width[i] - 1,
+                                tb.cell_start[i]))
             if code == NOISE_GAUSSIAN and i == 0:
                 low = min(low, 0.5)  # 0 is kept with probability 1/2 (see keep_log_ratio)
-            self.table.fast_accept[i] = int(low * (1.0 - 2.0 ** -45) * 2.0 ** 63)
-        wide = max(widths) > 2 ** NOISE_OFFSET_BITS
-        self.table.wide = wide
-        self.table.gaussian = 1 if code == NOISE_GAUSSIAN else 0
+            tb.fast_accept[i] = <uint64_t> (low * (1.0 - 2.0 ** -45) * TWO63)
+        tb.wide = widest > (<int64_t> 1) << NOISE_OFFSET_BITS
         for i in range(NOISE_SLOTS):  # the common case's packed copies
-            self.table.slots[i].threshold_hi = self.table.threshold[i] >> 40
-            self.table.slots[i].alias = self.table.alias[i]
-            self.table.slots[i].unused = 0
-            self.table.cells[i].start = self.table.cell_start[i]
-            self.table.cells[i].offset_mask = 0 if (wide or i >= n_cells) \
-                else self.table.cell_width[i] - 1
+            tb.slots[i].threshold_hi = <uint32_t> (tb.threshold[i] >> 40)
+            tb.slots[i].alias = tb.alias[i]
+            tb.slots[i].unused = 0
+            tb.cells[i].start = tb.cell_start[i]
+            tb.cells[i].offset_mask = 0 if (tb.wide or i >= n_cells) \
+                else <uint32_t> (tb.cell_width[i] - 1)
             # 0 beyond the body cells: the tail always takes the general path
-            self.table.cells[i].fast_hi = self.table.fast_accept[i] >> 53 if i < n_cells else 0
+            tb.cells[i].fast_hi = <uint32_t> (tb.fast_accept[i] >> 53) if i < n_cells else 0
         # log_shape(k) - log_shape(start) over the body: in [0, log_shape(K_T) -
         # log_shape(0)] (at most 1e-6 for t >= MIN_SCALE), doubled for room
         gap = (log_shape(<double> tail_start, scale) - log_shape(0.0, scale)
                if code == NOISE_GAUSSIAN else 0.0)
-        self.table.shape_bound = math.exp(2.0 * gap + SHAPE_MARGIN) * (1.0 + SHAPE_MARGIN)
+        tb.shape_bound = math.exp(2.0 * gap + SHAPE_MARGIN) * (1.0 + SHAPE_MARGIN)
         # cell probabilities as built (exact) against the ideal (double precision,
         # relative error well below 2**-48)
-        alias_error = max(quantise_error(w, total, u) for w, u in zip(weights, units))
+        for i in range(n_cells + 1):
+            alias_error = max(alias_error, quantise_error(weights[i], total, units[i]))
         self.eta = 2.0 * (alias_error + 2.0 ** -46 + 2.0 ** -44)
         if self.eta > NOISE_ETA:
             raise RuntimeError(f"noise table too coarse (eta = {self.eta:.3g})")
