@@ -86,13 +86,13 @@ class GridRelease:
 @functools.lru_cache(maxsize=64)
 def _integer_noise(cls, law, scale):
     """``cls(law, scale)``, an IntegerNoise (cached per process: a table takes about
-    1.5 ms to build, and is only read once built; the class is part of the key)."""
+    0.06 ms to build, and is only read once built; the class is part of the key)."""
     return cls(law, scale)
 
 
 @functools.lru_cache(maxsize=48)
 def _walk(scale, max_steps):
-    """A GaussianWalk (cached: its tables take about 0.5 ms each to build, 15 per
+    """A GaussianWalk (cached: its tables take about 0.06 ms each to build, 15 per
     base-16 digit; about 2 MB a walk over 10**5 steps)."""
     from .._kernels._walk import GaussianWalk
     return GaussianWalk(scale, max_steps)
@@ -140,7 +140,7 @@ class WalkRelease:
         grid (S), whichever the run uses.
     used : sequence of int, optional
         The indices of the multipliers the run steps with (a public schedule's):
-        only their walks are built (a walk's tables take about 20 ms over
+        only their walks are built (a walk's 60 tables take about 4 ms over
         ``10**4`` steps); the others' entries of ``walks`` are None.  Default: all.
 
     Attributes
