@@ -330,7 +330,7 @@ def general_path_rate(tb):
 
 @pytest.mark.parametrize("law,bound", [("gaussian", 0.0086), ("laplace", 0.026)])
 def test_few_draws_take_the_general_path(law, bound):
-    """The body cells are narrow where the mass is (_body_cells), so that few draws
+    """The body cells are narrow where the mass is (body_cells), so that few draws
     need the general path: at most 0.86% (Gaussian) and 2.6% (Laplace) of first words
     over two octaves of scales, where cells of one width (the previous layout) sent
     1.3-2.0% and 2.5-3.3%.  A Gaussian's cell 0, whose 0 is kept half the time, is

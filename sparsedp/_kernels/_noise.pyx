@@ -38,7 +38,7 @@ integer arithmetic and, rarely, a floating-point acceptance test.  It draws
   cell uniformly (the word's low bits: exact, no multiplication), and it is kept
   with probability ``p(m) / p(cell start)`` (at once when a 63-bit uniform is
   below a lower bound of that ratio over the cell, over 99% of draws: the
-  cells are narrow where the mass is, :func:`_body_cells`; otherwise a
+  cells are narrow where the mass is, ``body_cells``; otherwise a
   Gaussian's ratio is compared through its main term first, and log_shape's
   logarithms are computed only near the threshold: :func:`keep_in_cell`);
 * beyond ``K_T``: block ``j`` geometric(1/2) (trailing zeros of words: exact),
@@ -129,7 +129,7 @@ MIN_SCALE = 8192.0
 GAUSSIAN_BODY = 4.5             # K_T = ceil(4.5 t): cells below, geometric tail beyond
 LAPLACE_BODY = 12.0             # K_T = ceil(12 b)
 BODY_CELLS = 480                # body cells: at most 480 (and a Gaussian's few head cells)
-ZERO_CELL = 2.0 ** -17          # a Gaussian's cell 0: about t 2**-17 wide (_body_cells)
+ZERO_CELL = 2.0 ** -17          # a Gaussian's cell 0: about t 2**-17 wide (body_cells)
 GAUSSIAN_CUTOFF = 38.0          # draws beyond 38 t are refused (probability < 1e-300)
 cdef double TWO63 = 9223372036854775808.0
 cdef double TWO51 = 2251799813685248.0
