@@ -357,3 +357,29 @@ def test_lazy_steps_and_finish_refuse_the_draws_of_another_walk():
     state = steps(own)
     dp_scd_finish(state, 2, walk, 1e-6, np.random.default_rng(1), own)
     assert np.all(state["last"] == 2)
+
+
+def test_lazy_catch_up_of_no_steps_draws_nothing():
+    """The catch-up is branch-free: a coordinate already at t reads the exact 0 of a
+    sum of no steps.  Finishing at the states' own step (or before it) leaves them
+    unchanged and draws nothing (the next draws are those of a fresh buffer), and a
+    finish at t + 3 adds, per coordinate, the sum of 3 walk steps (the walk's law)."""
+    from sparsedp._kernels._dp_scd_fast import dp_scd_finish
+    from sparsedp._kernels._walk import GaussianWalk, WalkBuffers
+    p, grid = 2000, 1e-6
+    walk = GaussianWalk(2.0 ** 20, 64)
+    state = coordinate_states(p)
+    state["last"] = 5
+    state["acc"] = np.arange(p)
+    state["v"] = grid * state["acc"]
+    before = state.copy()
+    draws = WalkBuffers([walk])
+    rng = np.random.default_rng(1)
+    for t in (5, 2, 0):  # at or before the states' step: nothing to add, nothing drawn
+        dp_scd_finish(state, t, walk, grid, rng, draws)
+        np.testing.assert_array_equal(state, before)
+    dp_scd_finish(state, 8, walk, grid, rng, draws)
+    assert np.all(state["last"] == 8)
+    fresh = walk.sums(np.random.default_rng(1), np.full(p, 3), buffered=True)
+    np.testing.assert_array_equal(state["acc"] - before["acc"], fresh)
+    np.testing.assert_array_equal(state["v"], grid * state["acc"])
