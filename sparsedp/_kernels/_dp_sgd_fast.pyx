@@ -208,7 +208,7 @@ ctypedef struct LazyCoordinate:    # a coordinate's state: 32 bytes, one cache l
 
 
 cdef enum:
-    PREFETCH_AHEAD = 8              # nonzeros ahead at which a row's states are prefetched
+    PREFETCH_AHEAD = 16             # nonzeros ahead at which a row's states are prefetched
 
 
 cdef void catch_up_across(LazyCoordinate* c, int64_t until, const Schedule_t* sch,
