@@ -91,7 +91,7 @@ COORDINATE_DTYPE = np.dtype([("acc", np.int64), ("last", np.int64), ("v", np.flo
                              ("unused", np.int64)])
 
 cdef enum:
-    PREFETCH_AHEAD = 8              # nonzeros ahead at which a row's states are prefetched
+    PREFETCH_AHEAD = 16             # nonzeros ahead at which a row's states are prefetched
 
 
 def coordinate_states(Py_ssize_t p):
