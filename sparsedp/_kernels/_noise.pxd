@@ -29,6 +29,8 @@ ctypedef struct NoiseTable:
     int64_t n_cells             # body cells 0 .. n_cells - 1; slot value n_cells: the tail
     int64_t tail_start          # K_T: the end of the last body cell
     int64_t tail_block          # B: the tail envelope halves every B integers
+    double shape_bound          # Gaussian: exp of a bound on log_shape(k) - log_shape(start)
+                                # over the body, with room (noise_draw_from's acceptance)
     uint64_t threshold[NOISE_SLOTS]
     uint16_t alias[NOISE_SLOTS]
     uint64_t fast_accept[NOISE_SLOTS]   # per body cell: accept at once below this
@@ -36,8 +38,6 @@ ctypedef struct NoiseTable:
     int64_t cell_width[NOISE_SLOTS]     # a power of two
     NoiseSlot slots[NOISE_SLOTS]
     NoiseCell cells[NOISE_SLOTS]
-    double shape_bound          # Gaussian: exp of a bound on log_shape(k) - log_shape(start)
-                                # over the body, with room (noise_draw_from's acceptance)
 
 cdef enum:
     NOISE_GAUSSIAN = 0

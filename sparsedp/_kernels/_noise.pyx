@@ -237,8 +237,11 @@ cdef int64_t noise_draw_from(const NoiseTable* table, bitgen_t* rng,
     # first bits leave undecided (equal prefix, or an acceptance uniform above the
     # fast bound) reads the rest of its bits from a fresh word: the law is that of
     # full 55- and 63-bit uniforms, drawn lazily.
-    cdef uint64_t word, v, slot, thr, prefix, own, offset
-    cdef int64_t cell, k, j, kj, neg
+    # It reads the packed slots and cells of the common case (in cache: the common
+    # case has just read them) wherever they hold what it needs, and the full
+    # threshold, acceptance bound and width only where they decide.
+    cdef uint64_t word, v, slot, thr_hi, prefix, own, offset, alias
+    cdef int64_t cell, k, j, kj, neg, start
     cdef double log_p, t, bt, btail
     cdef bint first_word = True
     while True:
@@ -247,26 +250,27 @@ cdef int64_t noise_draw_from(const NoiseTable* table, bitgen_t* rng,
         else:
             word = next64(rng)
         slot = word >> 55
-        thr = table.threshold[slot]
+        thr_hi = table.slots[slot].threshold_hi  # threshold >> 40
         prefix = (word >> 40) & LOW15
-        if prefix != thr >> 40:
-            own = prefix < thr >> 40
+        if prefix != thr_hi:
+            own = prefix < thr_hi
         else:  # the remaining 40 bits of the 55-bit uniform
-            own = (prefix << 40 | next64(rng) >> 24) < thr
-        cell = <int64_t> (table.alias[slot] ^ ((slot ^ table.alias[slot]) & (0 - own)))
+            own = (prefix << 40 | next64(rng) >> 24) < table.threshold[slot]
+        alias = table.slots[slot].alias
+        cell = <int64_t> (alias ^ ((slot ^ alias) & (0 - own)))
         neg = <int64_t> (word & 1)
         if cell < table.n_cells:
             # exactly uniform in the cell: its width is a power of two
             if table.wide:
                 offset = next64(rng) & <uint64_t> (table.cell_width[cell] - 1)
             else:
-                offset = (word >> 1) & <uint64_t> (table.cell_width[cell] - 1)
-            k = table.cell_start[cell] + <int64_t> offset
+                offset = (word >> 1) & table.cells[cell].offset_mask  # width - 1
+            start = table.cells[cell].start
+            k = start + <int64_t> offset
             v = (word >> 30) & LOW10
-            if v >= table.fast_accept[cell] >> 53:  # the remaining 53 bits of the uniform
+            if v >= table.cells[cell].fast_hi:  # fast_accept >> 53; the remaining 53 bits
                 v = v << 53 | next64(rng) >> 11
-                if v >= table.fast_accept[cell] and not keep_in_cell(
-                        table, k, table.cell_start[cell], v):
+                if v >= table.fast_accept[cell] and not keep_in_cell(table, k, start, v):
                     continue
         else:
             j = 0
