@@ -335,13 +335,12 @@ cdef double MIN_CELL_MASS = 2.0 ** -20   # of the mass: a cell's probability the
 cdef uint64_t SLOT_UNITS = (<uint64_t> 1) << 55    # a slot's units (NOISE_SLOT_SHIFT)
 
 
-cdef int64_t add_cell(NoiseTable* table, int law, double mass, int64_t k,
-                      int64_t w) except -1:
+cdef int64_t add_cell(NoiseTable* table, double mass, int64_t k, int64_t w) except -1:
     """Body cell ``table.n_cells`` from k, of width w doubled until it holds
     MIN_CELL_MASS of the mass; returns its end."""
     if table.n_cells >= NOISE_SLOTS - 1:
         raise RuntimeError("the body cells do not fit the alias table")
-    cdef double p = exp(log_ratio(law, table.scale, k, 0))
+    cdef double p = exp(log_ratio(table.law, table.scale, k, 0))
     while <double> w * p < MIN_CELL_MASS * mass:
         w *= 2
     table.cell_start[table.n_cells] = k
@@ -368,24 +367,23 @@ cdef int body_cells(NoiseTable* table, int64_t body_end, double mass) except -1:
     of 2**-64) is within 2**-44 of the ideal.  On Gaussian tables 0.6-0.85% of draws
     take the general path (1.3-2.0% with cells of width W alone).
     """
-    cdef int law = table.law
     cdef int64_t coarse = 1, fine, k = 0, n_coarse, n_fine
     while (body_end + coarse - 1) // coarse > BODY_CELLS:
         coarse *= 2
     fine = max(coarse // 2, 1)
     table.n_cells = 0
-    if law == NOISE_GAUSSIAN:
-        k = add_cell(table, law, mass, 0, min(fine, <int64_t> ldexp(
+    if table.law == NOISE_GAUSSIAN:
+        k = add_cell(table, mass, 0, min(fine, <int64_t> ldexp(
             1.0, max(0, <int> floor(log2(table.scale * ZERO_CELL))))))
         while k < fine:  # k is a power of two: [k, 2k)
-            k = add_cell(table, law, mass, k, k)
+            k = add_cell(table, mass, k, k)
     n_coarse = (body_end - k + coarse - 1) // coarse
     n_fine = 2 * max(0, min(BODY_CELLS - table.n_cells - n_coarse, n_coarse))
     while n_fine and k < body_end:  # two fine cells for a coarse one: one cell more
-        k = add_cell(table, law, mass, k, fine)
+        k = add_cell(table, mass, k, fine)
         n_fine -= 1
     while k < body_end:
-        k = add_cell(table, law, mass, k, coarse)
+        k = add_cell(table, mass, k, coarse)
     table.tail_start = k
     return 0
 
