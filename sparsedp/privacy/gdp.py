@@ -74,20 +74,25 @@ def gdp_log_delta_array(epsilon, mu):
         return np.where(np.isinf(eps), -np.inf, 0.0)
     a = eps / mu - 0.5 * mu
     h = mu / _SQRT2
-    x = a / _SQRT2
+    out = np.empty(eps.shape)
+    upper = a > 0.0  # each branch evaluated only where it is taken
+    lower = ~upper
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        a_up = a[upper]
+        x = a_up / _SQRT2
         if h < 1e-3:  # the convexity bound of gdp_log_delta
             diff = h * 4.0 / (math.sqrt(math.pi) * (x + np.sqrt(x * x + 2.0)) ** 2)
         else:
             diff = (special.erfcx(x) - special.erfcx(x + h)) * (1.0 + 1e-10)
-        high = np.where(diff > 0.0, -0.5 * a * a + _LOG_HALF + np.log(diff), -np.inf)
+        out[upper] = np.where(diff > 0.0, -0.5 * a_up * a_up + _LOG_HALF + np.log(diff), -np.inf)
+        a, e = a[lower], eps[lower]
         first = special.log_ndtr(-a)
-        second = eps + special.log_ndtr(-(a + mu))
+        second = e + special.log_ndtr(-(a + mu))
         low = np.where(second >= first, -np.inf,
                        first + log1mexp_array(np.minimum(second - first, 0.0)))
         if mu < 1e-3:  # the bound mu phi(0) of gdp_log_delta (epsilon >= 0 only)
-            low = np.where(eps >= 0.0, math.log(mu) - 0.5 * math.log(2.0 * math.pi), low)
-        out = np.where(a > 0.0, high, low)
+            low = np.where(e >= 0.0, math.log(mu) - 0.5 * math.log(2.0 * math.pi), low)
+        out[lower] = low
     return np.where(np.isnan(out) | np.isinf(eps), -np.inf, out)
 
 
