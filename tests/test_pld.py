@@ -161,6 +161,34 @@ def test_calibration_saves_13_percent_at_q_1_800():
     assert sampled_gaussian_epsilon_pld(z, 1 / 800, 16_000, DELTA) <= 1.0
 
 
+@pytest.mark.parametrize("coarse, most", [((64, 8), (9, 5, 3)), ((8,), (9, 4)),
+                                          ((512,), (9, 13))])
+def test_calibration_searches_coarser_grids_first(monkeypatch, coarse, most):
+    """DP-SGD's calibration on dorothea's shape (rate 1/800, 4,000 steps): at most 9,
+    5 and 3 evaluations on grids 64 and 8 times coarser and on the grid (a search on
+    the grid alone made 9).  The grid's evaluations decide: from a grid 512 times
+    coarser alone (whose boundary is 5 times the noise: the secant steps fail and
+    hand over to the safe search, 12 evaluations on the grid) the answer is the
+    same within rtol; each meets the condition and lies within 2e-6 of its
+    boundary."""
+    q, steps, grids = 1 / 800, 4000, []
+    real = pld_module.sampled_gaussian_pld
+
+    def counted(z, rate, grid):
+        grids.append(grid)
+        return real(z, rate, grid)
+    monkeypatch.setattr(pld_module, "sampled_gaussian_pld", counted)
+    monkeypatch.setattr(pld_module, "_COARSE", coarse)
+    monkeypatch.setattr(pld_module, "_COARSEST", 1.0)
+    z = calibrate_sampled_gaussian_pld(1.0, DELTA, q, steps)
+    made = [grids.count(c * DEFAULT_GRID) for c in coarse] + [grids.count(DEFAULT_GRID)]
+    assert sum(made) == len(grids)
+    assert all(1 <= m <= bound for m, bound in zip(made, most)), made
+    monkeypatch.undo()
+    assert sampled_gaussian_epsilon_pld(z, q, steps, DELTA) <= 1.0
+    assert sampled_gaussian_epsilon_pld(z * (1 - 2e-6), q, steps, DELTA) > 1.0
+
+
 def test_ledger_with_a_sampled_gaussian_uses_the_pld():
     ledger = PrivacyLedger(delta=DELTA, relation="add-remove")
     ledger.add_sampled_gaussian("minibatch", 1.0, 1 / 800, count=16_000)

@@ -10,7 +10,7 @@ import pytest
 from sparsedp.privacy import (Gaussian, Laplace, Mechanism, PrivacyLedger, PureDP, calibrate,
                               calibrate_gaussian, gaussian_epsilon, gdp_epsilon,
                               pure_composition_epsilon)
-from sparsedp.privacy._root import bracket_root
+from sparsedp.privacy._root import bracket_root, refine_root
 from sparsedp.privacy.rdp import rdp_pure
 from sparsedp.solvers import calibrate_dp_gcd
 from sparsedp.solvers._dp_gcd import _ledger
@@ -70,6 +70,57 @@ def test_bracket_root_evaluations_bisection_bound_and_superlinear(root):
     u0 = math.log(root)
     refine, bisection = run(lambda x: (math.log(x) - u0) ** 3 + 1e-3 * (math.log(x) - u0))
     assert refine < bisection / 2
+
+
+def _cubic(root, calls):
+    """Smooth and increasing in log x, concave near ``root`` (as a PLD's log delta)."""
+    u0 = math.log(root)
+
+    def fun(x):
+        calls.append(x)
+        u = math.log(x) - u0
+        return 20.0 * u - 10.0 * u * u + 5.0 * u ** 3
+    return fun
+
+
+@pytest.mark.parametrize("shift, most", [(1e-7, 2), (1e-3, 3), (-1e-3, 3), (2e-2, 5),
+                                         (-2e-2, 5), (0.3, 6)])
+def test_refine_root_closes_the_bracket_from_a_shifted_guess(shift, most):
+    """From the root of a shifted copy of the function and the slope there (20): a
+    bracket within rtol in 2-3 evaluations for a shift of up to 1e-3 in log x, where
+    bracket_root from the same guess takes 6-7; the end returned is within rtol / 4
+    of the root whichever side the guess is."""
+    rtol, root = 1e-6, 1.7
+    calls, plain = [], []
+    lo, hi = refine_root(_cubic(root, calls), root * math.exp(-shift), 20.0, rtol=rtol)
+    assert lo <= root < hi <= lo * (1 + rtol)
+    assert math.log(root / lo) <= rtol / 4
+    assert len(calls) <= most
+    bracket_root(_cubic(root, plain), root * math.exp(-shift), rtol=rtol)
+    assert len(plain) >= len(calls) + 3
+
+
+@pytest.mark.parametrize("case", ["jump", "plateaus", "wrong slope", "infinite below"])
+def test_refine_root_falls_back_to_the_safe_search(case):
+    """Where the secant steps cannot work (a jump at the root, plateaus on both sides, a
+    slope that is not positive, -inf below the root), the bracket is still
+    bracket_root's."""
+    rtol, root, calls = 1e-9, 0.37, []
+
+    def fun(x):
+        calls.append(x)
+        if case == "jump":
+            return -1.0 if x <= root else 1e12
+        if case == "plateaus":  # secant steps bisect: MAX_SECANT, then ITP
+            return -1.0 if x <= root else 1.0
+        if case == "infinite below":
+            return -math.inf if x <= root else math.log(x / root)
+        return math.log(x / root)
+
+    slope = -1.0 if case == "wrong slope" else 1.0
+    lo, hi = refine_root(fun, 0.5, slope, rtol=rtol)
+    assert lo <= root < hi <= lo * (1 + rtol) * (1 + 1e-15)
+    assert len(calls) < 80
 
 
 # --------------------------------------------------------------------------------------

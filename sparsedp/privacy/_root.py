@@ -8,7 +8,7 @@ side by taking one end of the bracket.
 """
 import math
 
-__all__ = ["bracket_root", "epsilon_of_curve"]
+__all__ = ["bracket_root", "epsilon_of_curve", "refine_root"]
 
 LOW_LIMIT = 1e-300
 HIGH_LIMIT = 1e300
@@ -68,6 +68,12 @@ def bracket_root(fun, x0, *, rtol=1e-12, low=LOW_LIMIT, high=HIGH_LIMIT):
             if f_lo <= 0:
                 break
             hi, f_hi, factor = lo, f_lo, min(factor * factor, 1e16)
+    return _narrow(fun, lo, f_lo, hi, f_hi, rtol)
+
+
+def _narrow(fun, lo, f_lo, hi, f_hi, rtol):
+    """:func:`bracket_root`'s second phase: ``fun(lo) = f_lo <= 0 < fun(hi) = f_hi``
+    narrowed to ``hi <= lo (1 + rtol)`` by the ITP method."""
     # ITP (interpolate, truncate, project; Oliveira and Takahashi 2021) on log x:
     # regula falsi nudged toward the midpoint, then kept within a radius of it
     # that shrinks so that the bracket meets the tolerance after at most one
@@ -105,6 +111,87 @@ def bracket_root(fun, x0, *, rtol=1e-12, low=LOW_LIMIT, high=HIGH_LIMIT):
         else:
             b, hi, f_hi = u, x, f
     return lo, hi
+
+
+#: secant steps :func:`refine_root` takes before it hands over to :func:`bracket_root`
+MAX_SECANT = 6
+
+
+def refine_root(fun, x0, slope, *, rtol=1e-12):
+    """:func:`bracket_root` for a smooth function, from a guess close to its root.
+
+    Parameters
+    ----------
+    fun : callable
+        Non-decreasing in ``x > 0``, smooth in ``log x`` near the root.
+    x0 : float
+        A guess of the root (for instance a cheaper approximation's root).
+    slope : float
+        An estimate of the derivative of ``fun`` in ``log x`` near the root, ``> 0``
+        (for instance the approximation's).
+    rtol : float, default=1e-12
+        Relative width of the returned bracket.
+
+    Returns
+    -------
+    lo, hi : float
+        As :func:`bracket_root`: ``fun(lo) <= 0 < fun(hi)`` and ``hi <= lo (1 + rtol)``.
+
+    Notes
+    -----
+    Secant steps on ``log x``, the first with ``slope``.  Once the estimated root
+    lies within ``rtol`` of a point whose sign is known, the next point is the one
+    just within ``rtol`` of it on the other side, which closes the bracket if the
+    estimate is right: where ``x0`` is the root of an approximation that differs
+    by a shift of the function (a PLD on a coarser grid), 2-4 evaluations where
+    :func:`bracket_root` from ``x0`` takes 6-8.  A value that is not finite, a
+    secant that is not increasing or ``MAX_SECANT`` steps hand the search over
+    to :func:`bracket_root`'s narrowing of the bracket found, or to
+    :func:`bracket_root` from the one end found (values already computed are
+    not recomputed).
+    """
+    seen = {}
+
+    def value(x):
+        if x not in seen:
+            seen[x] = fun(x)
+        return seen[x]
+
+    lo = hi = None  # (x, f) with f <= 0, resp. f > 0, the closest to the root
+    points = []  # (log x, f), in the order evaluated
+    x, closing = float(x0), 1.0 + rtol * (1.0 - 1e-6)  # within rtol despite x's rounding
+    for _ in range(MAX_SECANT):
+        f = value(x)
+        if not math.isfinite(f):
+            break
+        if f <= 0:  # every point lies inside the bracket known so far
+            lo = (x, f)
+        else:
+            hi = (x, f)
+        if lo is not None and hi is not None and hi[0] <= lo[0] * (1.0 + rtol):
+            return lo[0], hi[0]
+        points.append((math.log(x), f))
+        (u1, f1), (u0, f0) = points[-1], points[-2] if len(points) > 1 else (None, None)
+        k = (f1 - f0) / (u1 - u0) if u0 is not None and f1 != f0 else slope
+        if not (k > 0 and math.isfinite(k)):
+            break
+        guess = math.exp(u1 - f1 / k)
+        if lo is not None and guess <= lo[0] * closing:  # just above lo: close it
+            guess = lo[0] * closing
+        elif hi is not None and guess * closing >= hi[0]:
+            # just below the estimate (lo, the end returned, within rtol / 8 of the
+            # root), or at least just within rtol of hi
+            guess = max(min(guess, hi[0]) / (1.0 + rtol / 8), hi[0] / closing)
+        if lo is not None and hi is not None:  # stay inside the bracket
+            guess = min(max(guess, math.nextafter(lo[0], math.inf)),
+                        math.nextafter(hi[0], 0.0))
+        if not math.isfinite(guess) or guess <= 0.0 or guess in seen:
+            break
+        x = guess
+    if lo is not None and hi is not None:
+        return _narrow(value, *lo, *hi, rtol)
+    best = lo or hi
+    return bracket_root(value, best[0] if best else x0, rtol=rtol)
 
 
 def epsilon_of_curve(log_delta, delta, guess):
