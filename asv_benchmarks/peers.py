@@ -282,12 +282,16 @@ def section_noise(rounds=5):
     """One floating-point-safe Gaussian draw against one numpy float normal."""
     from benchmarks.common import gaussian_floor
     print("== one safe Gaussian (IntegerNoise.fill, scale 2**28) vs numpy's "
-          "standard_normal(out=...), 728,000 draws, default_rng (PCG64) ==")
-    rows = [gaussian_floor(728_000, rounds=7) for _ in range(rounds)]
-    ratios = [a / b for a, b in rows]
-    ours, theirs = np.median([a for a, _ in rows]), np.median([b for _, b in rows])
-    print(f"ours {1e9 * ours / 728_000:.2f} ns a draw, numpy {1e9 * theirs / 728_000:.2f} ns: "
-          f"ratio {np.median(ratios):.3f} (rounds' range {min(ratios):.3f}-{max(ratios):.3f})")
+          "standard_normal(out=...), 728,000 draws ==")
+    for name, bit_generator in (("default_rng (PCG64)", np.random.PCG64),
+                                ("SFC64, the solvers' noise streams", np.random.SFC64)):
+        rows = [gaussian_floor(728_000, rounds=7, bit_generator=bit_generator)
+                for _ in range(rounds)]
+        ratios = [a / b for a, b in rows]
+        ours, theirs = np.median([a for a, _ in rows]), np.median([b for _, b in rows])
+        print(f"{name}: ours {1e9 * ours / 728_000:.2f} ns a draw, numpy "
+              f"{1e9 * theirs / 728_000:.2f} ns: ratio {np.median(ratios):.3f} "
+              f"(rounds' range {min(ratios):.3f}-{max(ratios):.3f})")
     # the lazy catch-ups of a DP-SGD epoch on the dorothea shape: one per nonzero,
     # gaps of about n / (nonzeros per column) = 110 steps (one draw per nonzero
     # base-16 digit: about 2), from the 15 tables of each digit, as the kernels draw

@@ -269,11 +269,12 @@ def replay_draws(tb, words, size, paths):
     return np.array(out, dtype=np.int64)
 
 
-def raw_words(seed):
-    """The 64-bit words of default_rng(seed), as the sampler reads them."""
-    bits = np.random.default_rng(seed).bit_generator
+def raw_words(seed, bit_generator=np.random.PCG64):
+    """The 64-bit words of ``Generator(bit_generator(seed))``, as the sampler reads them
+    (a word at a time: what the caller leaves unread stays in the generator)."""
+    bits = bit_generator(seed)
     while True:
-        yield from (int(w) for w in bits.random_raw(4096))
+        yield int(bits.random_raw())
 
 
 @pytest.mark.parametrize("law,scale,size", [
@@ -310,6 +311,14 @@ def test_tables_quantise_within_eta(law, scale, size):
     ours = replay_draws(tb, raw_words(4), size, paths)
     np.testing.assert_array_equal(noise.draw(np.random.default_rng(4), size), ours)
     assert paths["slow acceptance"] > 0 and paths["rejected"] > 0, paths
+    # numpy's SFC64 (the solvers' noise streams): its words drawn by the inline step,
+    # the same draws, and the generator left where the replica's words end
+    size //= 4
+    words = raw_words(4, np.random.SFC64)
+    ours = replay_draws(tb, words, size, Counter())
+    generator = np.random.Generator(np.random.SFC64(4))
+    np.testing.assert_array_equal(noise.draw(generator, size), ours)
+    assert int(generator.bit_generator.random_raw()) == next(words)
     if scale <= 9000.0:
         assert paths["tail"] > 0, paths
     if scale >= 2.0 ** 35:
@@ -491,12 +500,13 @@ def test_every_scale_from_min_scale_builds_a_table_within_eta():
 
 @pytest.mark.parametrize("law,scale", [("gaussian", 8192.0), ("gaussian", 2.0 ** 30),
                                        ("laplace", 16384.0), ("laplace", 3e7)])
-def test_batch_fill_equals_the_draws(example, law, scale):
+@pytest.mark.parametrize("bit_generator", [np.random.PCG64, np.random.SFC64])
+def test_batch_fill_equals_the_draws(example, law, scale, bit_generator):
     """The batch fill (``noise_fill``, common case inlined; public cimport, through
     the example module) returns the very draws of IntegerNoise.draw (plus the
     Laplace shift 1/2), and leaves the generator in the same state."""
     noise = IntegerNoise(law, scale)
-    g1, g2 = np.random.default_rng(5), np.random.default_rng(5)
+    g1, g2 = (np.random.Generator(bit_generator(5)) for _ in range(2))
     a, b = noise.draw(g1, 200_000), example.integer_noise(noise, g2, 200_000)
     np.testing.assert_array_equal(a + (0.5 if law == "laplace" else 0.0), b)
     assert g1.integers(2**62) == g2.integers(2**62)

@@ -91,7 +91,7 @@ def sweep_problem():
     return problem
 
 
-def gaussian_floor(count, rounds=7):
+def gaussian_floor(count, rounds=7, bit_generator=np.random.PCG64):
     """Medians of drawing ``count`` Gaussians: ``(integer sampler, numpy float)`` seconds.
 
     The least a lazy-noise epoch draws: one Gaussian per touched nonzero (a
@@ -100,14 +100,15 @@ def gaussian_floor(count, rounds=7):
     (``2**28`` grid units): ``IntegerNoise.fill`` into a preallocated int64 array;
     numpy's ``Generator.standard_normal(out=...)`` (raw floats, not floating-point
     safe) into a preallocated float array is the reference.  Both draw from the
-    same ``default_rng(0)`` (PCG64), alternately.
+    same ``Generator(bit_generator(0))``, alternately: PCG64 (``default_rng``'s) or
+    SFC64 (the solvers' noise streams, whose words the sampler's fill draws inline).
     """
     import statistics
     import time
 
     from sparsedp.random import IntegerNoise
 
-    generator = np.random.default_rng(0)
+    generator = np.random.Generator(bit_generator(0))
     noise = IntegerNoise("gaussian", 2.0 ** 28)
     ints, out = np.empty(count, dtype=np.int64), np.empty(count)
     table, floats = [], []

@@ -58,10 +58,9 @@ cdef int64_t noise_draw_from(const NoiseTable* table, bitgen_t* rng,
 # table reads, no multiplication, one branch that is almost never taken.  A
 # word that leaves a comparison undecided goes to noise_draw_from, which takes
 # the same decisions on the same words: the law is that of full-width uniforms.
-cdef inline int64_t noise_draw_word(const NoiseTable* table, bitgen_t* rng, uint64_t word,
-                                    bint wide, int64_t gaussian) noexcept nogil:
-    # the draw whose first word is ``word``; ``wide`` and ``gaussian`` are the
-    # table's (parameters, so that a fill reads them once)
+cdef inline const NoiseCell* noise_cell(const NoiseTable* table, uint64_t word) noexcept nogil:
+    # the cell of the draw whose first word is ``word`` when the common case decides
+    # it, else NULL (noise_draw_from decides)
     cdef uint64_t slot = word >> 55
     cdef uint64_t prefix = (word >> 40) & 0x7FFF
     cdef uint64_t thr_hi = table.slots[slot].threshold_hi
@@ -70,16 +69,30 @@ cdef inline int64_t noise_draw_word(const NoiseTable* table, bitgen_t* rng, uint
     # mispredicted half the time)
     cdef uint64_t cell = alias ^ ((slot ^ alias) & (0 - <uint64_t> (prefix < thr_hi)))
     cdef const NoiseCell* ce = &table.cells[cell]
-    cdef uint64_t offset
-    cdef int64_t neg = <int64_t> (word & 1)
     if (prefix == thr_hi) | (((word >> 30) & 0x3FF) >= ce.fast_hi):
+        return NULL
+    return ce
+
+
+cdef inline int64_t noise_signed(const NoiseCell* ce, uint64_t word, uint64_t offset,
+                                 int64_t gaussian) noexcept nogil:
+    # k = the cell's start + offset, signed by the word's bit 0: k, -k (Gaussian: 0
+    # either way, kept half as often) or -k - 1 (Laplace), branch-free
+    cdef int64_t neg = <int64_t> (word & 1)
+    return ((ce.start + <int64_t> offset) ^ -neg) + (neg & gaussian)
+
+
+cdef inline int64_t noise_draw_word(const NoiseTable* table, bitgen_t* rng, uint64_t word,
+                                    bint wide, int64_t gaussian) noexcept nogil:
+    # the draw whose first word is ``word``; ``wide`` and ``gaussian`` are the
+    # table's (parameters, so that a fill reads them once)
+    cdef const NoiseCell* ce = noise_cell(table, word)
+    if ce == NULL:
         return noise_draw_from(table, rng, word)
     if wide:
-        offset = rng.next_uint64(rng.state) & <uint64_t> (table.cell_width[cell] - 1)
-    else:
-        offset = (word >> 1) & ce.offset_mask
-    # k, -k (Gaussian: 0 either way, kept half as often) or -k - 1 (Laplace)
-    return ((ce.start + <int64_t> offset) ^ -neg) + (neg & gaussian)
+        return noise_signed(ce, word, rng.next_uint64(rng.state)
+                            & <uint64_t> (table.cell_width[ce - table.cells] - 1), gaussian)
+    return noise_signed(ce, word, (word >> 1) & ce.offset_mask, gaussian)
 
 
 cdef inline int64_t noise_draw(const NoiseTable* table, bitgen_t* rng) noexcept nogil:

@@ -67,11 +67,12 @@ import math
 
 from libc.math cimport exp, fabs, floor, ldexp, log, log2, rint, M_LN2
 from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
+from libc.string cimport memcpy
 from numpy.random cimport bitgen_t
 
 import numpy as np
 
-from ._random cimport generator_bitgen
+from ._random cimport Sfc64Words, generator_bitgen, sfc64_next, sfc64_words
 
 cdef extern from *:
     """
@@ -302,16 +303,15 @@ cdef int64_t noise_draw_from(const NoiseTable* table, bitgen_t* rng,
 
 cdef void noise_fill(const NoiseTable* table, bitgen_t* rng, Py_ssize_t count,
                      double* out) noexcept nogil:
-    """``count`` draws of :func:`noise_draw` plus the table's shift."""
+    """``count`` draws of :func:`noise_draw` plus the table's shift: those of
+    :func:`noise_fill_int`, converted in place."""
     cdef Py_ssize_t i
+    cdef int64_t k
     cdef double shift = table.shift
-    cdef int64_t gaussian = table.gaussian
-    if table.wide:
-        for i in range(count):
-            out[i] = <double> noise_draw_word(table, rng, next64(rng), True, gaussian) + shift
-    else:
-        for i in range(count):
-            out[i] = <double> noise_draw_word(table, rng, next64(rng), False, gaussian) + shift
+    noise_fill_int(table, rng, count, <int64_t*> out)
+    for i in range(count):
+        memcpy(&k, &out[i], sizeof(k))  # the bytes (no aliasing of int64 and double)
+        out[i] = <double> k + shift
 
 
 cdef void noise_fill_int(const NoiseTable* table, bitgen_t* rng, Py_ssize_t count,
@@ -321,6 +321,13 @@ cdef void noise_fill_int(const NoiseTable* table, bitgen_t* rng, Py_ssize_t coun
     cdef int64_t gaussian = table.gaussian
     cdef uint64_t (*next_word)(void* st) noexcept nogil
     cdef void* state = rng.state
+    cdef Sfc64Words* words = sfc64_words(rng)
+    if words != NULL:  # numpy's SFC64: its words drawn inline, the same ones
+        if table.wide:
+            fill_from_words(table, rng, words, count, out, True)
+        else:
+            fill_from_words(table, rng, words, count, out, False)
+        return
     next_word = rng.next_uint64
     if table.wide:
         for i in range(count):
@@ -328,6 +335,33 @@ cdef void noise_fill_int(const NoiseTable* table, bitgen_t* rng, Py_ssize_t coun
     else:
         for i in range(count):
             out[i] = noise_draw_word(table, rng, next_word(state), False, gaussian)
+
+
+cdef inline void fill_from_words(const NoiseTable* table, bitgen_t* rng, Sfc64Words* shared,
+                                 Py_ssize_t count, int64_t* out, bint wide) noexcept nogil:
+    """:func:`noise_fill_int` on numpy's SFC64 whose state words are ``shared``: the
+    same words in the same order, drawn by the inline step from a local copy, which
+    goes back to the generator around a draw that takes the general path (it draws
+    through the generator) and at the end."""
+    cdef Sfc64Words words = shared[0]
+    cdef int64_t gaussian = table.gaussian
+    cdef uint64_t word, offset
+    cdef const NoiseCell* ce
+    cdef Py_ssize_t i
+    for i in range(count):
+        word = sfc64_next(&words)
+        ce = noise_cell(table, word)
+        if ce == NULL:
+            shared[0] = words
+            out[i] = noise_draw_from(table, rng, word)
+            words = shared[0]
+            continue
+        if wide:
+            offset = sfc64_next(&words) & <uint64_t> (table.cell_width[ce - table.cells] - 1)
+        else:
+            offset = (word >> 1) & ce.offset_mask
+        out[i] = noise_signed(ce, word, offset, gaussian)
+    shared[0] = words
 
 
 cdef double MIN_CELL_MASS = 2.0 ** -20   # of the mass: a cell's probability then
