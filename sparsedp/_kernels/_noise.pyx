@@ -72,7 +72,7 @@ from numpy.random cimport bitgen_t
 
 import numpy as np
 
-from ._random cimport Sfc64Words, generator_bitgen, sfc64_next, sfc64_words
+from ._random cimport Sfc64State, generator_bitgen, sfc64_next, sfc64_state
 
 cdef extern from *:
     """
@@ -316,52 +316,51 @@ cdef void noise_fill(const NoiseTable* table, bitgen_t* rng, Py_ssize_t count,
 
 cdef void noise_fill_int(const NoiseTable* table, bitgen_t* rng, Py_ssize_t count,
                          int64_t* out) noexcept nogil:
-    """``count`` draws of :func:`noise_draw` (integers, without the shift)."""
-    cdef Py_ssize_t i
-    cdef int64_t gaussian = table.gaussian
-    cdef uint64_t (*next_word)(void* st) noexcept nogil
-    cdef void* state = rng.state
-    cdef Sfc64Words* words = sfc64_words(rng)
-    if words != NULL:  # numpy's SFC64: its words drawn inline, the same ones
+    """``count`` draws of :func:`noise_draw` (integers, without the shift): the same
+    words in the same order, numpy's SFC64's drawn inline (``sfc64_state``)."""
+    cdef Sfc64State* shared = sfc64_state(rng)
+    # one loop, compiled for each kind of table and source of words
+    if shared != NULL:
         if table.wide:
-            fill_from_words(table, rng, words, count, out, True)
+            fill_words(table, rng, shared, count, out, True)
         else:
-            fill_from_words(table, rng, words, count, out, False)
-        return
-    next_word = rng.next_uint64
-    if table.wide:
-        for i in range(count):
-            out[i] = noise_draw_word(table, rng, next_word(state), True, gaussian)
+            fill_words(table, rng, shared, count, out, False)
+    elif table.wide:
+        fill_words(table, rng, NULL, count, out, True)
     else:
-        for i in range(count):
-            out[i] = noise_draw_word(table, rng, next_word(state), False, gaussian)
+        fill_words(table, rng, NULL, count, out, False)
 
 
-cdef inline void fill_from_words(const NoiseTable* table, bitgen_t* rng, Sfc64Words* shared,
-                                 Py_ssize_t count, int64_t* out, bint wide) noexcept nogil:
-    """:func:`noise_fill_int` on numpy's SFC64 whose state words are ``shared``: the
-    same words in the same order, drawn by the inline step from a local copy, which
-    goes back to the generator around a draw that takes the general path (it draws
-    through the generator) and at the end."""
-    cdef Sfc64Words words = shared[0]
+cdef inline void fill_words(const NoiseTable* table, bitgen_t* rng, Sfc64State* shared,
+                            Py_ssize_t count, int64_t* out, bint wide) noexcept nogil:
+    """noise_fill_int's draws: words from ``shared``'s local copy (written back
+    around a draw that takes the general path, which draws through ``rng``, and at
+    the end), or (NULL) through ``rng``'s library."""
+    cdef Sfc64State local
     cdef int64_t gaussian = table.gaussian
     cdef uint64_t word, offset
     cdef const NoiseCell* ce
     cdef Py_ssize_t i
+    if shared != NULL:
+        local = shared[0]
     for i in range(count):
-        word = sfc64_next(&words)
+        word = sfc64_next(&local) if shared != NULL else rng.next_uint64(rng.state)
         ce = noise_cell(table, word)
         if ce == NULL:
-            shared[0] = words
+            if shared != NULL:
+                shared[0] = local
             out[i] = noise_draw_from(table, rng, word)
-            words = shared[0]
+            if shared != NULL:
+                local = shared[0]
             continue
         if wide:
-            offset = sfc64_next(&words) & <uint64_t> (table.cell_width[ce - table.cells] - 1)
+            offset = (sfc64_next(&local) if shared != NULL else rng.next_uint64(rng.state)) \
+                & <uint64_t> (table.cell_width[ce - table.cells] - 1)
         else:
             offset = (word >> 1) & ce.offset_mask
         out[i] = noise_signed(ce, word, offset, gaussian)
-    shared[0] = words
+    if shared != NULL:
+        shared[0] = local
 
 
 cdef double MIN_CELL_MASS = 2.0 ** -20   # of the mass: a cell's probability then

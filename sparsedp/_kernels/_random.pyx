@@ -199,9 +199,9 @@ cdef void inlined_normal_fill(bitgen_t* rng, Py_ssize_t count, double* out) noex
 # numpy's SFC64 inlined.
 #
 # A call through ``bitgen_t.next_uint64`` costs about 1.9 ns a word here, SFC64's
-# step itself under 1 ns: a fill that draws many words runs the step inline on a
-# local copy of the generator's four state words (``sfc64_next``), the very words
-# numpy's SFC64 would give, in the same order.  At import the step is checked
+# step itself under 1 ns: a fill that draws many words runs the steps inline on a
+# local copy of the generator's state (``sfc64_next``, ``sfc64_next32``), the very
+# words numpy's SFC64 would give, in the same order.  At import the step is checked
 # against numpy's on 1,000 words and the state it leaves: should a future numpy
 # lay its state out otherwise, ``sfc64_words`` is NULL and every word goes
 # through numpy's library (with a warning), never a different stream.  Other bit
@@ -211,24 +211,28 @@ cdef uint64_t (*SFC64_NEXT)(void* st) noexcept nogil
 SFC64_NEXT = NULL
 
 
-cdef Sfc64Words* sfc64_words(bitgen_t* rng) noexcept nogil:
+cdef Sfc64State* sfc64_state(bitgen_t* rng) noexcept nogil:
     if SFC64_NEXT != NULL and rng.next_uint64 == SFC64_NEXT:
-        return <Sfc64Words*> rng.state
+        return <Sfc64State*> rng.state
     return NULL
 
 
 def _setup_sfc64():
-    """Use the inline step with numpy's SFC64 if it reproduces numpy's words."""
+    """Use the inline steps with numpy's SFC64 if they reproduce numpy's words."""
     global SFC64_NEXT
     generator = np.random.Generator(np.random.SFC64(20261207))
     cdef bitgen_t* rng = generator_bitgen(generator)
-    cdef Sfc64Words copy = (<Sfc64Words*> rng.state)[0]
+    cdef Sfc64State* state = <Sfc64State*> rng.state
+    cdef Sfc64State copy = state[0]
     cdef int i
     cdef bint same = True
-    for i in range(1000):
+    for i in range(1000):  # 64-bit words, then 32-bit ones (with their buffered halves)
         same &= sfc64_next(&copy) == rng.next_uint64(rng.state)
+    for i in range(1001):
+        same &= sfc64_next32(&copy) == rng.next_uint32(rng.state)
     for i in range(4):
-        same &= copy.s[i] == (<Sfc64Words*> rng.state).s[i]
+        same &= copy.s[i] == state.s[i]
+    same &= copy.has_uint32 == state.has_uint32 and copy.uinteger == state.uinteger
     if same:
         SFC64_NEXT = rng.next_uint64
         return
@@ -251,21 +255,38 @@ cdef void uniform_index_fill(bitgen_t* rng, uint64_t high, Py_ssize_t count,
     For ``2 <= high < 2**32`` numpy draws each as Lemire's method on one 32-bit
     word x (``m = x * high``; accept unless ``m mod 2**32 < 2**32 mod high``;
     return ``m >> 32``), through a library call per draw; inlined here, the same
-    words give the same integers, without the call.  Other
-    ``high`` go through numpy's own fill.
+    words give the same integers, without the call (numpy's SFC64's words drawn
+    inline too).  Other ``high`` go through numpy's own fill.
     """
-    cdef Py_ssize_t k
-    cdef uint64_t m
-    cdef uint32_t threshold
     if high < 2 or high >= UINT32_RANGE:
         random_bounded_uint64_fill(rng, 0, high - 1, count, False, out)
         return
-    threshold = (UINT32_RANGE - high) % high
+    cdef Sfc64State* shared = sfc64_state(rng)
+    if shared != NULL:  # one loop, compiled for each source of words
+        lemire_fill(rng, shared, high, count, out)
+    else:
+        lemire_fill(rng, NULL, high, count, out)
+
+
+cdef inline void lemire_fill(bitgen_t* rng, Sfc64State* shared, uint64_t high,
+                             Py_ssize_t count, uint64_t* out) noexcept nogil:
+    """uniform_index_fill's draws: words from ``shared``'s local copy, or (NULL)
+    through ``rng``'s library."""
+    cdef uint32_t threshold = (UINT32_RANGE - high) % high
+    cdef Sfc64State local
+    cdef Py_ssize_t k
+    cdef uint64_t m
+    if shared != NULL:
+        local = shared[0]
     for k in range(count):
-        m = <uint64_t> rng.next_uint32(rng.state) * high
+        m = <uint64_t> (sfc64_next32(&local) if shared != NULL
+                        else rng.next_uint32(rng.state)) * high
         while <uint32_t> m < threshold:
-            m = <uint64_t> rng.next_uint32(rng.state) * high
+            m = <uint64_t> (sfc64_next32(&local) if shared != NULL
+                            else rng.next_uint32(rng.state)) * high
         out[k] = m >> 32
+    if shared != NULL:
+        shared[0] = local
 
 
 cdef bint ziggurat_tables_read = False
