@@ -134,8 +134,10 @@ class DPSGDFirstFit:
     cache cleared, so the PLD calibration and the walks' tables are built (a warm
     fit finds both cached; ``DPSGDSolver``).  21 passes reach 4 of the 16 rungs of
     the L2 frame: 4 walks are built (all 16 before), and the calibration's root
-    finder evaluates 9 PLD compositions (13 before).  On the 2-core development
-    machine, medians of 5: 1 pass 733 -> 384 ms, 21 passes 786 -> 500 ms."""
+    finder evaluates 9 PLD compositions (13 before; since 2026-12-07, 3 on the grid
+    after 12 on grids 64 and 8 times coarser).  On the 2-core development machine,
+    medians of 5: 1 pass 733 -> 384 ms, 21 passes 786 -> 500 ms; on 2026-12-07 (the
+    coarser grids) 1 pass 494 -> 240 ms, 21 passes 545 -> 445 ms."""
 
     params = [1, 21]
     param_names = ["passes"]
