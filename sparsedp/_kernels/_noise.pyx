@@ -67,7 +67,6 @@ import math
 
 from libc.math cimport exp, fabs, floor, ldexp, log, log2, rint, M_LN2
 from libc.stdint cimport int64_t, uint16_t, uint32_t, uint64_t
-from libc.string cimport memcpy
 from numpy.random cimport bitgen_t
 
 import numpy as np
@@ -304,14 +303,17 @@ cdef int64_t noise_draw_from(const NoiseTable* table, bitgen_t* rng,
 cdef void noise_fill(const NoiseTable* table, bitgen_t* rng, Py_ssize_t count,
                      double* out) noexcept nogil:
     """``count`` draws of :func:`noise_draw` plus the table's shift: those of
-    :func:`noise_fill_int`, converted in place."""
-    cdef Py_ssize_t i
-    cdef int64_t k
+    :func:`noise_fill_int` (the same draws however the count is split), converted."""
+    cdef int64_t ints[256]
+    cdef Py_ssize_t i, size
     cdef double shift = table.shift
-    noise_fill_int(table, rng, count, <int64_t*> out)
-    for i in range(count):
-        memcpy(&k, &out[i], sizeof(k))  # the bytes (no aliasing of int64 and double)
-        out[i] = <double> k + shift
+    while count > 0:
+        size = min(count, 256)
+        noise_fill_int(table, rng, size, ints)
+        for i in range(size):
+            out[i] = <double> ints[i] + shift
+        out += size
+        count -= size
 
 
 cdef void noise_fill_int(const NoiseTable* table, bitgen_t* rng, Py_ssize_t count,

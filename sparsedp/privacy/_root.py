@@ -159,7 +159,7 @@ def refine_root(fun, x0, slope, *, rtol=1e-12):
 
     lo = hi = None  # (x, f) with f <= 0, resp. f > 0, the closest to the root
     points = []  # (log x, f), in the order evaluated
-    x, closing = float(x0), 1.0 + rtol * (1.0 - 1e-6)  # within rtol despite x's rounding
+    x, closing = float(x0), 1.0 + 0.999 * rtol  # within rtol despite x's rounding
     for _ in range(MAX_SECANT):
         f = value(x)
         if not math.isfinite(f):
