@@ -64,7 +64,7 @@ UNCLIP = 2.0 ** 64
 #: the constructors' parameters, in order (extension types carry no signature)
 CONSTRUCTORS = {
     "CoordinateBlocks": ("X", "step_sizes", "clip_thresholds", "theta", "narrow_rows",
-                         "intercept_scaling"),
+                         "intercept_scaling", "ones"),
     "GreedyKernel": ("X", "y", "loss", "smoothness", "clip_thresholds", "step_sizes", "l1",
                      "l2", "rule", "selection", "selection_scale", "gradient_release", "noise",
                      "grid", "inv_grid", "generator", "refresh_every", "refresh_work",

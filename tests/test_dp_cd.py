@@ -731,6 +731,70 @@ def test_restart_is_set_theta_then_reset_average():
         blocks.restart(np.zeros(p + 1))
 
 
+@pytest.mark.parametrize("logistic", [False, True])
+@pytest.mark.parametrize("scaling", [None, 1.0])
+def test_a_binary_matrix_runs_the_same_steps_on_rows_alone(logistic, scaling):
+    """Where every value of X is 1 (and the intercept's column, if any), the blocks
+    hold the rows alone (``ones``): the same iterates, margins, derivative caches,
+    averages and restart margins, bit for bit, as the (value, row) records, with
+    both row widths."""
+    datafit = Logistic() if logistic else Squared()
+    X, y = make_sparse_problem(n=300, p=40, density=0.1, seed=4, logistic=logistic)
+    X = sp.csc_array(X)
+    X.data[:] = 1.0
+    p = X.shape[1] + (scaling is not None)
+    A = X if scaling is None else sp.hstack([X, sp.csc_array(np.ones((300, 1)))]).tocsc()
+    M = datafit.smoothness(A)
+    C = np.sqrt(M / M.sum())
+    w = np.random.default_rng(1).normal(size=p)
+    runs = []
+    for narrow in (True, False):
+        for ones in (None, False):
+            blocks = CoordinateBlocks(X, 1.0 / M, C, np.zeros(p), narrow_rows=narrow,
+                                      intercept_scaling=scaling, ones=ones)
+            assert blocks.ones == (ones is None)
+            margin = np.zeros(300)
+            deriv = datafit.derivative(margin, y)
+            streams, grid, inv = noisy_streams(p, 2.0)
+            moves = dp_cd_steps(kernel_id(datafit), blocks, y, margin, deriv, "grid", grid,
+                                inv, True, 0, 5 * p, 1e-3, 0.0, streams)
+            state = [blocks.get_theta(), margin.copy(), deriv, blocks.get_average(5 * p)]
+            restarted = np.empty(300)
+            blocks.restart(w, restarted)
+            runs.append((moves, *state, restarted))
+    first = runs[0]
+    assert first[0] > p
+    np.testing.assert_array_equal(first[-1], A @ w)
+    for run in runs[1:]:
+        assert run[0] == first[0]
+        for u, v in zip(run[1:], first[1:]):
+            np.testing.assert_array_equal(u, v)
+
+
+def test_rows_alone_only_where_every_value_is_one():
+    """A value other than 1, or an intercept column of another scaling, keeps the
+    (value, row) records; asking for rows alone there is an error; a kept layout
+    (read-only X) is reused with its records."""
+    X = sp.csc_array(sp.random(20, 6, density=0.5, format="csc",
+                               rng=np.random.default_rng(0), data_rvs=np.ones))
+    args = (np.ones(6), np.ones(6), np.zeros(6))
+    assert CoordinateBlocks(X, *args).ones
+    assert not CoordinateBlocks(X, *args, ones=False).ones
+    args7 = (np.ones(7), np.ones(7), np.zeros(7))
+    assert CoordinateBlocks(X, *args7, intercept_scaling=1.0).ones
+    assert not CoordinateBlocks(X, *args7, intercept_scaling=2.0).ones
+    with pytest.raises(ValueError, match="ones=True needs every stored value of X to be 1"):
+        CoordinateBlocks(X, *args7, intercept_scaling=2.0, ones=True)
+    frozen, _ = read_only_csc(X)  # a kept layout keeps its records
+    CoordinateBlocks(frozen, *args).release()
+    again = CoordinateBlocks(frozen, *args)
+    assert again.reused and again.ones
+    X.data[3] = 2.0
+    assert not CoordinateBlocks(X, *args).ones
+    with pytest.raises(ValueError, match="ones=True needs every stored value of X to be 1"):
+        CoordinateBlocks(X, *args, ones=True)
+
+
 @pytest.mark.parametrize("n, narrow, scaling", [(40, None, None), (70_000, None, None),
                                                 (60, False, 1.5), (60, True, 0.7)])
 def test_restart_computes_the_margin_scipy_computes(n, narrow, scaling):
@@ -935,7 +999,7 @@ def test_blocks_of_an_immutable_matrix_are_packed_once():
     assert second.reused and not third.reused
     second.release()
     third.release()
-    for other in (dict(intercept_scaling=2.0), dict(narrow_rows=False)):
+    for other in (dict(intercept_scaling=2.0), dict(narrow_rows=False), dict(ones=False)):
         b = blocks(frozen, **other)
         assert not b.reused
         b.release()

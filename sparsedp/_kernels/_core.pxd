@@ -231,10 +231,31 @@ cdef packed struct ColEntry:       # DP-GCD
     int64_t row
 
 
+# ... and as rows alone where every value is 1 (binary data; DP-CD)
+cdef packed struct NarrowOne:
+    uint16_t row
+
+
+cdef packed struct WideOne:
+    int32_t row
+
+
 ctypedef fused nonzero_t:
     NarrowNonzero
     WideNonzero
     ColEntry
+    NarrowOne
+    WideOne
+
+
+cdef inline double nonzero_value(const nonzero_t* nz, int64_t q) noexcept nogil:
+    """X_ij of a column's q-th record: its value, or 1 for a record of a row alone."""
+    if nonzero_t is NarrowOne:
+        return 1.0
+    elif nonzero_t is WideOne:
+        return 1.0
+    else:
+        return nz[q].value
 
 
 cdef inline double clipped_gradient(const nonzero_t* nz, int64_t m, const double* deriv,
@@ -248,7 +269,7 @@ cdef inline double clipped_gradient(const nonzero_t* nz, int64_t m, const double
     cdef int64_t q
     cdef double g = 0.0
     for q in range(m):
-        g += clip(nz[q].value * deriv[nz[q].row], c)
+        g += clip(nonzero_value(nz, q) * deriv[nz[q].row], c)
     return g
 
 

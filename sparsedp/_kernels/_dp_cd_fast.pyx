@@ -20,7 +20,8 @@ j is one contiguous block (:class:`CoordinateBlocks`): a 48-byte header (step
 size, clipping threshold, theta_j, the lazy average's wsum_j and stamp_j, number
 of nonzeros) followed by the column's
 nonzeros as packed (value, row) pairs, 10 bytes with uint16 rows (at most
-65,536 samples) and 12 with int32 rows; a table of byte offsets
+65,536 samples) and 12 with int32 rows, or, where every value is 1 (binary data),
+the rows alone (2 or 4 bytes); a table of byte offsets
 (prefetched before the block) says where each block starts.  A step with a
 column of m nonzeros thus reads about ``(48 + 10 m) / 64`` cache lines, all
 prefetched.  The noise scale is not stored: ``sigma_j = z * 2 C_j / n`` for the
@@ -44,7 +45,8 @@ import weakref
 import numpy as np
 
 from ._core cimport (
-    LOGISTIC, NarrowNonzero, WideNonzero, nonzero_t, check_loss, clipped_gradient,
+    LOGISTIC, NarrowNonzero, NarrowOne, WideNonzero, WideOne, nonzero_t, nonzero_value,
+    check_loss, clipped_gradient,
     loss_derivative, prefetch, prefetch_write, prox_elastic_net, sigmoid_neg_fill, SIGNAL_CHECK_WORK,
     check_signals,
 )
@@ -101,7 +103,7 @@ cdef inline void move_margin(int loss, const nonzero_t* nz, int64_t m, double de
     if loss != LOGISTIC:
         for q in range(m):
             row = nz[q].row
-            margin[row] += delta * nz[q].value
+            margin[row] += delta * nonzero_value(nz, q)
             deriv[row] = loss_derivative(loss, margin[row], y[row])
         return
     start = 0
@@ -109,7 +111,7 @@ cdef inline void move_margin(int loss, const nonzero_t* nz, int64_t m, double de
         count = min(m - start, <int64_t> CHUNK)
         for q in range(count):
             row = nz[start + q].row
-            margin[row] += delta * nz[start + q].value
+            margin[row] += delta * nonzero_value(nz, start + q)
             buf[q] = y[row] * margin[row]
         for q in range(count, (count + 3) & ~3):  # the last lanes of four
             buf[q] = 0.0
@@ -126,24 +128,82 @@ cdef inline void add_column(const nonzero_t* nz, int64_t m, double w,
     CSC product's operation)."""
     cdef int64_t q
     for q in range(m):
-        z[nz[q].row] += nz[q].value * w
+        z[nz[q].row] += nonzero_value(nz, q) * w
 
 
 cdef inline void pack_column(nonzero_t* out, const double* values, const int32_t* rows,
                              int64_t m) noexcept nogil:
-    """A column's m nonzeros as (value, row) pairs (rows narrowed to the record's type)."""
+    """A column's m nonzeros as (value, row) pairs (rows narrowed to the record's type;
+    rows alone in a layout of ones)."""
     cdef int64_t q
     for q in range(m):
-        out[q].value = values[q]
+        if nonzero_t is not NarrowOne and nonzero_t is not WideOne:
+            out[q].value = values[q]
         out[q].row = rows[q]
 
 
 cdef inline void pack_constant(nonzero_t* out, double value, int64_t m) noexcept nogil:
-    """The column ``value * 1`` of m rows as (value, row) pairs."""
+    """The column ``value * 1`` of m rows as (value, row) pairs (rows alone in a
+    layout of ones, where value is 1)."""
     cdef int64_t q
     for q in range(m):
-        out[q].value = value
+        if nonzero_t is not NarrowOne and nonzero_t is not WideOne:
+            out[q].value = value
         out[q].row = q
+
+
+cdef enum:  # the records of a block's nonzeros
+    NARROW_VALUES = 0  # NarrowNonzero: (value, uint16 row)
+    WIDE_VALUES = 1    # WideNonzero: (value, int32 row)
+    NARROW_ONES = 2    # NarrowOne: uint16 row, the value 1
+    WIDE_ONES = 3      # WideOne: int32 row, the value 1
+
+
+cdef inline double block_gradient(int layout, const Header* h,
+                                  const double* deriv) noexcept nogil:
+    """clipped_gradient over block h's nonzeros."""
+    if layout == NARROW_ONES:
+        return clipped_gradient(<const NarrowOne*> (h + 1), h.nnz, deriv, h.clip)
+    if layout == NARROW_VALUES:
+        return clipped_gradient(<const NarrowNonzero*> (h + 1), h.nnz, deriv, h.clip)
+    if layout == WIDE_ONES:
+        return clipped_gradient(<const WideOne*> (h + 1), h.nnz, deriv, h.clip)
+    return clipped_gradient(<const WideNonzero*> (h + 1), h.nnz, deriv, h.clip)
+
+
+cdef inline void block_move(int layout, int loss, const Header* h, double delta,
+                            double* margin, double* deriv, const double* y) noexcept nogil:
+    """move_margin over block h's nonzeros."""
+    if layout == NARROW_ONES:
+        move_margin(loss, <const NarrowOne*> (h + 1), h.nnz, delta, margin, deriv, y)
+    elif layout == NARROW_VALUES:
+        move_margin(loss, <const NarrowNonzero*> (h + 1), h.nnz, delta, margin, deriv, y)
+    elif layout == WIDE_ONES:
+        move_margin(loss, <const WideOne*> (h + 1), h.nnz, delta, margin, deriv, y)
+    else:
+        move_margin(loss, <const WideNonzero*> (h + 1), h.nnz, delta, margin, deriv, y)
+
+
+cdef inline void block_add(int layout, const Header* h, double w, double* z) noexcept nogil:
+    """add_column over block h's nonzeros."""
+    if layout == NARROW_ONES:
+        add_column(<const NarrowOne*> (h + 1), h.nnz, w, z)
+    elif layout == NARROW_VALUES:
+        add_column(<const NarrowNonzero*> (h + 1), h.nnz, w, z)
+    elif layout == WIDE_ONES:
+        add_column(<const WideOne*> (h + 1), h.nnz, w, z)
+    else:
+        add_column(<const WideNonzero*> (h + 1), h.nnz, w, z)
+
+
+cdef int64_t record_size(int layout) noexcept nogil:
+    if layout == NARROW_ONES:
+        return sizeof(NarrowOne)
+    if layout == NARROW_VALUES:
+        return sizeof(NarrowNonzero)
+    if layout == WIDE_ONES:
+        return sizeof(WideOne)
+    return sizeof(WideNonzero)
 
 
 #: immutable matrices (:mod:`sparsedp._kernels._immutable`) whose released blocks
@@ -151,6 +211,11 @@ cdef inline void pack_constant(nonzero_t* out, double value, int64_t m) noexcept
 #: its columns once per process
 BLOCKS_KEPT = 2
 _FREE_BLOCKS = {}
+
+
+def _all_ones(X, intercept_scaling):
+    """Every stored value of X is 1 (and the intercept's column, if any, is 1 too)."""
+    return bool(np.all(np.asarray(X.data) == 1.0)) and intercept_scaling in (None, 1.0)
 
 
 def _forget(key):
@@ -168,8 +233,9 @@ cdef class CoordinateBlocks:
     size, clipping threshold, theta_j, the lazy average's wsum_j and stamp_j,
     nnz) followed by column j's nonzeros as packed (value, row) pairs in CSC
     order: 10 bytes with uint16 rows when X has at most 65,536 rows
-    (``narrow_rows``), 12 with int32 rows otherwise (random access costs its
-    cache misses: smaller blocks, fewer lines).  ``offsets[p]`` is the total
+    (``narrow_rows``), 12 with int32 rows otherwise; where every value is 1
+    (binary data, ``ones``) the rows alone, 2 or 4 bytes (random access costs
+    its cache misses: smaller blocks, fewer lines).  ``offsets[p]`` is the total
     size; the buffer is 64-byte aligned.  The kernel trusts the layout, so Python
     code never sees it (theta: :meth:`get_theta`, :meth:`set_theta`; the average:
     :meth:`reset_average`, :meth:`get_average`; both at a period's start:
@@ -189,6 +255,10 @@ cdef class CoordinateBlocks:
     step_sizes, clip_thresholds, theta : arrays of shape (n_features,).
     narrow_rows : bool or None
         Rows as uint16 (at most 65,536 rows) or int32; None: uint16 when they fit.
+    ones : bool or None
+        The nonzeros as rows alone, their value 1: every stored value of X is 1 (and
+        ``intercept_scaling`` is None or 1); None: when it holds.  The same steps, bit
+        for bit, as with (value, row) records.
     intercept_scaling : float or None
         None: one block per column of X.  A float s: one more block, last, for
         the public column ``s * 1`` (the blocks of ``[X, s * 1]``, packed without
@@ -197,13 +267,16 @@ cdef class CoordinateBlocks:
     cdef object _buffer, _offsets, _kept
     cdef readonly Py_ssize_t n_samples, n_features
     cdef readonly bint narrow_rows
+    #: the nonzeros are rows alone, their value 1 (binary X)
+    cdef readonly bint ones
+    cdef int layout
     #: the layout came from an earlier instance's :meth:`release`, not packed anew
     cdef readonly bint reused
     cdef char* base
     cdef const int64_t* offset
 
     def __cinit__(self, X, step_sizes, clip_thresholds, theta, narrow_rows=None,
-                  intercept_scaling=None):
+                  intercept_scaling=None, ones=None):
         if X.shape[0] > np.iinfo(np.int32).max:
             raise ValueError(f"DP-CD supports at most 2**31 - 1 samples, got {X.shape[0]}")
         if narrow_rows is None:
@@ -225,13 +298,20 @@ cdef class CoordinateBlocks:
         cdef const double[::1] start = np.ascontiguousarray(theta, dtype=np.float64)
         self.narrow_rows = narrow_rows
         self.n_samples, self.n_features = n, p
-        key = immutable_key(X, intercept_scaling, bool(self.narrow_rows))
+        key = immutable_key(X, intercept_scaling, bool(self.narrow_rows), ones)
         kept = None if key is None else _FREE_BLOCKS.pop(key[0], None)
         if kept is not None and is_alive(kept[0], key[1]):
-            self._offsets, self._buffer = kept[1], kept[2]  # columns and nnz packed
+            # columns and nnz packed, the layout decided
+            self._offsets, self._buffer, self.ones = kept[1], kept[2], kept[3]
             self.reused = True
         else:
+            self.ones = _all_ones(X, intercept_scaling) if ones is None else ones
+            if self.ones and not _all_ones(X, intercept_scaling):
+                raise ValueError("ones=True needs every stored value of X to be 1 "
+                                 "(and intercept_scaling None or 1)")
             self._pack(X, s, with_intercept)
+        self.layout = (NARROW_ONES if self.ones else NARROW_VALUES) if self.narrow_rows \
+            else (WIDE_ONES if self.ones else WIDE_VALUES)
         if key is not None:  # a kept layout goes when one of X's arrays does
             self._kept = (key[0], [weakref.ref(root, _forget(key[0])) for root in key[1]])
         cdef int64_t[::1] offsets = self._offsets
@@ -258,8 +338,9 @@ cdef class CoordinateBlocks:
             counts = np.append(counts, n)
         cdef const int64_t[::1] nnz = counts
         cdef const int64_t[::1] indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
-        row_size = sizeof(NarrowNonzero) if self.narrow_rows else sizeof(WideNonzero)
-        sizes = sizeof(Header) + row_size * counts
+        cdef int layout = (NARROW_ONES if self.ones else NARROW_VALUES) if self.narrow_rows \
+            else (WIDE_ONES if self.ones else WIDE_VALUES)
+        sizes = sizeof(Header) + record_size(layout) * counts
         self._offsets = np.zeros(p + 1, dtype=np.int64)
         np.cumsum((sizes + 7) // 8 * 8, out=self._offsets[1:])
         raw = np.zeros(self._offsets[p] + 64, dtype=np.uint8)
@@ -275,14 +356,24 @@ cdef class CoordinateBlocks:
             h = <Header*> (base + offsets[j])
             h.nnz = nnz[j]
             if with_intercept and j == p - 1:  # the intercept column: s at every row
-                if self.narrow_rows:
+                if layout == NARROW_ONES:
+                    pack_constant(<NarrowOne*> (h + 1), s, h.nnz)
+                elif layout == NARROW_VALUES:
                     pack_constant(<NarrowNonzero*> (h + 1), s, h.nnz)
+                elif layout == WIDE_ONES:
+                    pack_constant(<WideOne*> (h + 1), s, h.nnz)
                 else:
                     pack_constant(<WideNonzero*> (h + 1), s, h.nnz)
             elif h.nnz == 0:
                 continue
-            elif self.narrow_rows:
+            elif layout == NARROW_ONES:
+                pack_column(<NarrowOne*> (h + 1), column_values + indptr[j],
+                            column_rows + indptr[j], h.nnz)
+            elif layout == NARROW_VALUES:
                 pack_column(<NarrowNonzero*> (h + 1), column_values + indptr[j],
+                            column_rows + indptr[j], h.nnz)
+            elif layout == WIDE_ONES:
+                pack_column(<WideOne*> (h + 1), column_values + indptr[j],
                             column_rows + indptr[j], h.nnz)
             else:
                 pack_column(<WideNonzero*> (h + 1), column_values + indptr[j],
@@ -295,7 +386,8 @@ cdef class CoordinateBlocks:
             return
         self.base = NULL
         if self._kept is not None and all(ref() is not None for ref in self._kept[1]):
-            _FREE_BLOCKS[self._kept[0]] = (self._kept[1], self._offsets, self._buffer)
+            _FREE_BLOCKS[self._kept[0]] = (self._kept[1], self._offsets, self._buffer,
+                                           self.ones)
             for stale in [k for k, v in _FREE_BLOCKS.items()
                           if any(ref() is None for ref in v[0])]:
                 del _FREE_BLOCKS[stale]
@@ -403,10 +495,7 @@ cdef class CoordinateBlocks:
             if reset_average:
                 h.wsum, h.stamp = 0.0, 1
             if with_margin and w != 0.0:
-                if self.narrow_rows:
-                    add_column(<const NarrowNonzero*> (h + 1), h.nnz, w, z_)
-                else:
-                    add_column(<const WideNonzero*> (h + 1), h.nnz, w, z_)
+                block_add(self.layout, h, w, z_)
 
 
 
@@ -581,7 +670,7 @@ def dp_cd_steps(
     cdef const char* base = blocks.base
     cdef const int64_t* offset = blocks.offset
     cdef Header* h
-    cdef bint narrow = blocks.narrow_rows
+    cdef int layout = blocks.layout
     cdef const double* y_
     cdef double* margin_
     cdef double* deriv_
@@ -620,10 +709,7 @@ def dp_cd_steps(
                 j = ring[b]
                 h = blocks.header(j)
                 work += h.nnz
-                if narrow:
-                    grad = clipped_gradient(<const NarrowNonzero*> (h + 1), h.nnz, deriv_, h.clip)
-                else:
-                    grad = clipped_gradient(<const WideNonzero*> (h + 1), h.nnz, deriv_, h.clip)
+                grad = block_gradient(layout, h, deriv_)
                 if mode == GRID_NOISE:
                     grad = grid_release(grad, inv_grid_per_clip / h.clip,
                                         grid_per_clip * h.clip, streams.integer_noise())
@@ -635,12 +721,7 @@ def dp_cd_steps(
                 if new == old:
                     continue
                 delta = new - old
-                if narrow:
-                    move_margin(loss, <const NarrowNonzero*> (h + 1), h.nnz, delta,
-                                margin_, deriv_, y_)
-                else:
-                    move_margin(loss, <const WideNonzero*> (h + 1), h.nnz, delta,
-                                margin_, deriv_, y_)
+                block_move(layout, loss, h, delta, margin_, deriv_, y_)
                 if averaging:
                     # old held for the iterates stamp .. k; new from k + 1 on
                     k = k_start + done + b - pos
