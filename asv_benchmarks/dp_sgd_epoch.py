@@ -9,7 +9,8 @@ repeated; medians.  The peer: scikit-learn's ``SGDClassifier`` (log loss, L2, on
 way in the same process.
 
 Two floors: the peer's epoch plus one Gaussian per nonzero (the least any lazy
-epoch draws), and the peer's epoch plus the catch-ups this kernel's walk draws
+epoch draws; our integer sampler and numpy's float normals, both on SFC64, the bit
+generator of the solvers' noise streams), and the peer's epoch plus the catch-ups this kernel's walk draws
 (``benchmarks.common.epoch_gaps``: each touched nonzero's steps since its last
 touch, one draw per nonzero base-16 digit, about 1.8 on the dorothea shape, from
 that digit's table; ``walk_floor``): what the noise alone costs an epoch with the
@@ -67,7 +68,8 @@ def main(rounds=7):
     for _ in range(rounds):
         lazy = epoch(lambda k: fit(X, y, k, True))
         peer = epoch(lambda k: sklearn_fit(Xr, y, k))
-        table, floats = gaussian_floor(X.nnz, rounds=1)
+        # on SFC64, the bit generator of the solvers' noise streams
+        table, floats = gaussian_floor(X.nnz, rounds=1, bit_generator=np.random.SFC64)
         rows.append((lazy, peer, table, floats))
     lazy, peer = EpochTime([r[0] for r in rows]), EpochTime([r[1] for r in rows])
     table, floats = (statistics.median(column) for column in list(zip(*rows))[2:])
@@ -75,7 +77,7 @@ def main(rounds=7):
     print(f"SGDClassifier epoch:       {peer}  (DP-SGD lazy / sklearn = {lazy.ratio(peer)})")
     if peer.reliable:
         print(f"Floor, the peer's epoch + one Gaussian per nonzero: "
-              f"{(peer.median + table) / peer.median:.2f}x the peer with our integer sampler "
+              f"{(peer.median + table) / peer.median:.2f}x the peer with our integer sampler on SFC64 "
               f"({table * 1e3:.2f} ms of draws), {(peer.median + floats) / peer.median:.2f}x "
               f"with numpy's float normals ({floats * 1e3:.2f} ms)")
         walk, per_touch = walk_floor(epoch_gaps(X))
