@@ -37,18 +37,19 @@ on its public grid, ``g_j (rint(G_j / g_j) + J)`` with ``J`` the integer noise o
 :mod:`sparsedp._noise` (``BATCH`` draws at a time), so that no raw floating-point
 noisy value exists (docs/privacy.rst, "Floating point").
 """
-from libc.stdint cimport int32_t, int64_t, uint16_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from numpy.random cimport bitgen_t
 
 import weakref
 
 import numpy as np
 
+from ._cd_blocks cimport (
+    NARROW_ONES, NARROW_VALUES, WIDE_ONES, WIDE_VALUES, Header, block_add, block_gradient,
+    block_move, block_pack, block_pack_constant, record_size,
+)
 from ._core cimport (
-    LOGISTIC, NarrowNonzero, NarrowOne, WideNonzero, WideOne, nonzero_t, nonzero_value,
-    check_loss, clipped_gradient,
-    loss_derivative, prefetch, prefetch_write, prox_elastic_net, sigmoid_neg_fill, SIGNAL_CHECK_WORK,
-    check_signals,
+    check_loss, prefetch, prefetch_write, prox_elastic_net, SIGNAL_CHECK_WORK, check_signals,
 )
 from ._noise cimport IntegerNoise, grid_release, noise_fill
 from ._random cimport generator_bitgen, uniform_index_fill
@@ -66,17 +67,7 @@ cdef enum:
     MASK = RING - 1
     LOOKAHEAD = 10  # steps ahead at which a block's cache lines are prefetched (measured:
                     # 8-12 best, 16 10-15% slower, docs/dp_cd.rst)
-    CHUNK = 128     # logistic derivatives refreshed at a time (a stack buffer)
     HEADER_AHEAD = 32  # blocks ahead at which a walk over every header prefetches
-
-
-cdef packed struct Header:
-    double step      # gamma_j = gamma / M_j (0: skip the coordinate)
-    double clip      # per-sample clipping threshold C_j (inf: none)
-    double theta     # the inner iterate theta_j
-    double wsum      # lazy average: sum of theta_j over the iterates before stamp
-    int64_t stamp    # lazy average: first iterate index at which theta_j holds
-    int64_t nnz      # number of nonzeros following the header
 
 
 MAX_NARROW_SAMPLES = 1 << 16
@@ -88,129 +79,18 @@ cdef enum:
 NOISE_MODES = {"none": NO_NOISE, "grid": GRID_NOISE}
 
 
-cdef inline void move_margin(int loss, const nonzero_t* nz, int64_t m, double delta,
-                             double* margin, double* deriv, const double* y) noexcept nogil:
-    """margin += delta X_j and the derivative cache after it, over the column's nonzeros.
-
-    Logistic: ``CHUNK`` nonzeros at a time, the new ``y_i z_i`` gathered into a
-    contiguous buffer (padded with zeros to a multiple of four), their sigmoids
-    four lanes at a time (``sigmoid_neg_fill``), then scattered as ``-y_i
-    sigmoid(-y_i z_i)``.
-    """
-    cdef int64_t q, start, count
-    cdef Py_ssize_t row
-    cdef double buf[CHUNK]
-    if loss != LOGISTIC:
-        for q in range(m):
-            row = nz[q].row
-            margin[row] += delta * nonzero_value(nz, q)
-            deriv[row] = loss_derivative(loss, margin[row], y[row])
-        return
-    start = 0
-    while start < m:
-        count = min(m - start, <int64_t> CHUNK)
-        for q in range(count):
-            row = nz[start + q].row
-            margin[row] += delta * nonzero_value(nz, start + q)
-            buf[q] = y[row] * margin[row]
-        for q in range(count, (count + 3) & ~3):  # the last lanes of four
-            buf[q] = 0.0
-        sigmoid_neg_fill(buf, buf, count)
-        for q in range(count):
-            row = nz[start + q].row
-            deriv[row] = -y[row] * buf[q]
-        start += count
-
-
-cdef inline void add_column(const nonzero_t* nz, int64_t m, double w,
-                            double* z) noexcept nogil:
-    """z += w X_j over the column's nonzeros, each as ``z_i += x_ij * w`` (scipy's
-    CSC product's operation)."""
-    cdef int64_t q
-    for q in range(m):
-        z[nz[q].row] += nonzero_value(nz, q) * w
-
-
-cdef inline void pack_column(nonzero_t* out, const double* values, const int32_t* rows,
-                             int64_t m) noexcept nogil:
-    """A column's m nonzeros as (value, row) pairs (rows narrowed to the record's type;
-    rows alone in a layout of ones)."""
-    cdef int64_t q
-    for q in range(m):
-        if nonzero_t is not NarrowOne and nonzero_t is not WideOne:
-            out[q].value = values[q]
-        out[q].row = rows[q]
-
-
-cdef inline void pack_constant(nonzero_t* out, double value, int64_t m) noexcept nogil:
-    """The column ``value * 1`` of m rows as (value, row) pairs (rows alone in a
-    layout of ones, where value is 1)."""
-    cdef int64_t q
-    for q in range(m):
-        if nonzero_t is not NarrowOne and nonzero_t is not WideOne:
-            out[q].value = value
-        out[q].row = q
-
-
-cdef enum:  # the records of a block's nonzeros
-    NARROW_VALUES = 0  # NarrowNonzero: (value, uint16 row)
-    WIDE_VALUES = 1    # WideNonzero: (value, int32 row)
-    NARROW_ONES = 2    # NarrowOne: uint16 row, the value 1
-    WIDE_ONES = 3      # WideOne: int32 row, the value 1
-
-
-cdef inline double block_gradient(int layout, const Header* h,
-                                  const double* deriv) noexcept nogil:
-    """clipped_gradient over block h's nonzeros."""
-    if layout == NARROW_ONES:
-        return clipped_gradient(<const NarrowOne*> (h + 1), h.nnz, deriv, h.clip)
-    if layout == NARROW_VALUES:
-        return clipped_gradient(<const NarrowNonzero*> (h + 1), h.nnz, deriv, h.clip)
-    if layout == WIDE_ONES:
-        return clipped_gradient(<const WideOne*> (h + 1), h.nnz, deriv, h.clip)
-    return clipped_gradient(<const WideNonzero*> (h + 1), h.nnz, deriv, h.clip)
-
-
-cdef inline void block_move(int layout, int loss, const Header* h, double delta,
-                            double* margin, double* deriv, const double* y) noexcept nogil:
-    """move_margin over block h's nonzeros."""
-    if layout == NARROW_ONES:
-        move_margin(loss, <const NarrowOne*> (h + 1), h.nnz, delta, margin, deriv, y)
-    elif layout == NARROW_VALUES:
-        move_margin(loss, <const NarrowNonzero*> (h + 1), h.nnz, delta, margin, deriv, y)
-    elif layout == WIDE_ONES:
-        move_margin(loss, <const WideOne*> (h + 1), h.nnz, delta, margin, deriv, y)
-    else:
-        move_margin(loss, <const WideNonzero*> (h + 1), h.nnz, delta, margin, deriv, y)
-
-
-cdef inline void block_add(int layout, const Header* h, double w, double* z) noexcept nogil:
-    """add_column over block h's nonzeros."""
-    if layout == NARROW_ONES:
-        add_column(<const NarrowOne*> (h + 1), h.nnz, w, z)
-    elif layout == NARROW_VALUES:
-        add_column(<const NarrowNonzero*> (h + 1), h.nnz, w, z)
-    elif layout == WIDE_ONES:
-        add_column(<const WideOne*> (h + 1), h.nnz, w, z)
-    else:
-        add_column(<const WideNonzero*> (h + 1), h.nnz, w, z)
-
-
-cdef int64_t record_size(int layout) noexcept nogil:
-    if layout == NARROW_ONES:
-        return sizeof(NarrowOne)
-    if layout == NARROW_VALUES:
-        return sizeof(NarrowNonzero)
-    if layout == WIDE_ONES:
-        return sizeof(WideOne)
-    return sizeof(WideNonzero)
-
-
 #: immutable matrices (:mod:`sparsedp._kernels._immutable`) whose released blocks
 #: are kept for the next fit (the most recent): a sweep's fits on one problem pack
 #: its columns once per process
 BLOCKS_KEPT = 2
 _FREE_BLOCKS = {}
+
+
+cdef int records(bint narrow_rows, bint ones) noexcept:
+    """The layout of a block's records."""
+    if narrow_rows:
+        return NARROW_ONES if ones else NARROW_VALUES
+    return WIDE_ONES if ones else WIDE_VALUES
 
 
 def _all_ones(X, intercept_scaling):
@@ -303,6 +183,7 @@ cdef class CoordinateBlocks:
         if kept is not None and is_alive(kept[0], key[1]):
             # columns and nnz packed, the layout decided
             self._offsets, self._buffer, self.ones = kept[1], kept[2], kept[3]
+            self.layout = records(self.narrow_rows, self.ones)
             self.reused = True
         else:
             self.ones = _all_ones(X, intercept_scaling) if ones is None else ones
@@ -310,8 +191,6 @@ cdef class CoordinateBlocks:
                 raise ValueError("ones=True needs every stored value of X to be 1 "
                                  "(and intercept_scaling None or 1)")
             self._pack(X, s, with_intercept)
-        self.layout = (NARROW_ONES if self.ones else NARROW_VALUES) if self.narrow_rows \
-            else (WIDE_ONES if self.ones else WIDE_VALUES)
         if key is not None:  # a kept layout goes when one of X's arrays does
             self._kept = (key[0], [weakref.ref(root, _forget(key[0])) for root in key[1]])
         cdef int64_t[::1] offsets = self._offsets
@@ -327,8 +206,8 @@ cdef class CoordinateBlocks:
             h.wsum, h.stamp = 0.0, 1
 
     def _pack(self, X, double s, bint with_intercept):
-        """Lay out the blocks: offsets, each header's nnz and each column's nonzeros
-        (the rest of the headers is left to the caller)."""
+        """Lay out the blocks (``layout``): offsets, each header's nnz and each column's
+        nonzeros (the rest of the headers is left to the caller)."""
         cdef Py_ssize_t n = self.n_samples, p = self.n_features, j
         cdef const double[::1] data = np.ascontiguousarray(X.data, dtype=np.float64)
         cdef const int32_t[::1] indices = np.ascontiguousarray(X.indices, dtype=np.int32)
@@ -338,8 +217,8 @@ cdef class CoordinateBlocks:
             counts = np.append(counts, n)
         cdef const int64_t[::1] nnz = counts
         cdef const int64_t[::1] indptr = np.ascontiguousarray(X.indptr, dtype=np.int64)
-        cdef int layout = (NARROW_ONES if self.ones else NARROW_VALUES) if self.narrow_rows \
-            else (WIDE_ONES if self.ones else WIDE_VALUES)
+        cdef int layout = records(self.narrow_rows, self.ones)
+        self.layout = layout
         sizes = sizeof(Header) + record_size(layout) * counts
         self._offsets = np.zeros(p + 1, dtype=np.int64)
         np.cumsum((sizes + 7) // 8 * 8, out=self._offsets[1:])
@@ -356,28 +235,9 @@ cdef class CoordinateBlocks:
             h = <Header*> (base + offsets[j])
             h.nnz = nnz[j]
             if with_intercept and j == p - 1:  # the intercept column: s at every row
-                if layout == NARROW_ONES:
-                    pack_constant(<NarrowOne*> (h + 1), s, h.nnz)
-                elif layout == NARROW_VALUES:
-                    pack_constant(<NarrowNonzero*> (h + 1), s, h.nnz)
-                elif layout == WIDE_ONES:
-                    pack_constant(<WideOne*> (h + 1), s, h.nnz)
-                else:
-                    pack_constant(<WideNonzero*> (h + 1), s, h.nnz)
-            elif h.nnz == 0:
-                continue
-            elif layout == NARROW_ONES:
-                pack_column(<NarrowOne*> (h + 1), column_values + indptr[j],
-                            column_rows + indptr[j], h.nnz)
-            elif layout == NARROW_VALUES:
-                pack_column(<NarrowNonzero*> (h + 1), column_values + indptr[j],
-                            column_rows + indptr[j], h.nnz)
-            elif layout == WIDE_ONES:
-                pack_column(<WideOne*> (h + 1), column_values + indptr[j],
-                            column_rows + indptr[j], h.nnz)
-            else:
-                pack_column(<WideNonzero*> (h + 1), column_values + indptr[j],
-                            column_rows + indptr[j], h.nnz)
+                block_pack_constant(layout, h, s)
+            elif h.nnz:
+                block_pack(layout, h, column_values + indptr[j], column_rows + indptr[j])
 
     def release(self):
         """Give the blocks up: their layout is kept for the next CoordinateBlocks of
