@@ -22,7 +22,7 @@ from sparsedp.privacy import PrivacyLedger, calibrate_gaussian, gdp_epsilon
 from sparsedp.solvers import dp_gcd
 from sparsedp.solvers._scales import (N_BINS, bin_centre, bin_upper, clip_to_bounds,
                                       log_bins, noisy_counts, private_row_scales,
-                                      smoothness_from_histogram)
+                                      row_statistics, smoothness_from_histogram)
 
 
 def _binary(n, p, density, seed):
@@ -264,3 +264,30 @@ def test_leak_constants_must_be_a_bool(value):
     X, t, _ = _data()
     with pytest.raises((TypeError, ValueError), match="leak_constants"):
         DPLasso(alpha=1e-2, leak_constants=value).fit(X, t)
+
+
+def test_row_statistics_of_a_csc_matrix_without_its_csr_copy():
+    """The rows' largest |X_ij| and squared norms read from the CSC arrays directly are
+    those of the CSR copy, bit for bit (each row's entries in column order in both;
+    values of many magnitudes, empty rows, and the CSR input itself)."""
+    rng = np.random.default_rng(8)
+    X = sp.random(300, 2000, density=0.01, format="csc", rng=rng,
+                  data_rvs=lambda k: rng.standard_normal(k) * 10.0 ** rng.integers(-8, 8, k))
+    keep = np.ones(300)
+    keep[::7] = 0.0  # empty rows
+    X = sp.csc_array(sp.diags(keep) @ X)
+    X.eliminate_zeros()
+    X.sort_indices()
+    y = rng.standard_normal(300)
+    Xr = X.tocsr()
+    rows = np.repeat(np.arange(300), np.diff(Xr.indptr))
+    row_max = np.zeros(300)
+    np.maximum.at(row_max, rows, np.abs(Xr.data))
+    sq_norm = np.bincount(rows, weights=Xr.data ** 2, minlength=300)
+    assert np.any(np.diff(Xr.indptr) == 0)  # empty rows
+    for A in (X, Xr):
+        got = row_statistics(A, y)
+        np.testing.assert_array_equal(got[0], row_max)
+        np.testing.assert_array_equal(got[1], sq_norm)
+        np.testing.assert_array_equal(got[2], np.abs(y))
+    assert len(row_statistics(X, norms=False)) == 1

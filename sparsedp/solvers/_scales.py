@@ -137,12 +137,17 @@ def row_statistics(X, y=None, norms=True):
     """The per-row statistics of :func:`private_row_scales`: each row's largest
     ``|X_ij|``, ``||x_i||^2`` (with ``norms``) and ``|y_i|`` (with ``y``), one value
     per row each."""
-    Xr = X.tocsr()
     n = X.shape[0]
-    rows = np.repeat(np.arange(n), np.diff(Xr.indptr))
+    if X.format == "csc":
+        # without the CSR copy: a CSC matrix lists each row's entries in column order,
+        # as its CSR form does, so the sums below add the same terms in the same order
+        rows, values = X.indices, X.data
+    else:
+        Xr = X.tocsr()
+        rows, values = np.repeat(np.arange(n), np.diff(Xr.indptr)), Xr.data
     row_max = np.zeros(n)
-    np.maximum.at(row_max, rows, np.abs(Xr.data))
-    sq_norm = np.bincount(rows, weights=Xr.data ** 2, minlength=n)
+    np.maximum.at(row_max, rows, np.abs(values))
+    sq_norm = np.bincount(rows, weights=values ** 2, minlength=n)
     stats = [row_max, sq_norm] if norms else [row_max]
     if y is not None:
         stats.append(np.abs(np.asarray(y, dtype=np.float64)))
