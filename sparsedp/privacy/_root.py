@@ -164,7 +164,7 @@ def refine_root(fun, x0, slope, *, rtol=1e-12):
         f = value(x)
         if not math.isfinite(f):
             break
-        if f <= 0:  # every point lies inside the bracket known so far
+        if f <= 0:  # each point lies between the ends known so far: it replaces one
             lo = (x, f)
         else:
             hi = (x, f)
