@@ -239,7 +239,10 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
                         st[indices[kk]].v += zeta * data[kk]
                 else:
                     zeta *= inv_grid
-                    for kk in range(indptr[j], indptr[j + 1]):
+                    hi = indptr[j + 1]
+                    for kk in range(indptr[j], hi):
+                        if kk + PREFETCH_AHEAD < hi:  # as in the updates' pass
+                            prefetch(&st[indices[kk + PREFETCH_AHEAD]])
                         c = &st[indices[kk]]
                         c.acc += <int64_t> rint_fast(zeta * data[kk])
                         c.v = grid * <double> c.acc
