@@ -162,7 +162,7 @@ def one_step_update(X, y, alpha, v, loss, clip, batch_size, lambda_n):
                                 weights=data ** 2, minlength=n))
     state = coordinate_states(p)
     state["v"] = v
-    dp_scd_steps(loss, data, Xr.indices.astype(np.int64), indptr, y, norms, alpha.copy(),
+    dp_scd_steps(loss, data, Xr.indices.astype(np.int32), indptr, y, norms, alpha.copy(),
                  state, np.zeros(n), np.zeros(n, np.int64), Batches(n, 1.0), 0, 1, batch_size,
                  lambda_n, clip, 0, None, 0.0, 0.0, False,
                  np.random.default_rng(0), np.random.default_rng(1))
@@ -341,7 +341,7 @@ def test_lazy_steps_and_finish_refuse_the_draws_of_another_walk():
 
     def steps(draws):
         state = coordinate_states(p)
-        dp_scd_steps(0, data, X.indices.astype(np.int64), indptr, np.ones(n), np.ones(n),
+        dp_scd_steps(0, data, X.indices.astype(np.int32), indptr, np.ones(n), np.ones(n),
                      np.zeros(n), state, np.zeros(n), np.zeros(n, np.int64),
                      Batches(n, 1.0), 0, 2, 2, 1.0, 1.0, 2, walk, 1e-6, 1e6, False,
                      np.random.default_rng(0), np.random.default_rng(1), draws)
@@ -383,3 +383,24 @@ def test_lazy_catch_up_of_no_steps_draws_nothing():
     fresh = walk.sums(np.random.default_rng(1), np.full(p, 3), buffered=True)
     np.testing.assert_array_equal(state["acc"] - before["acc"], fresh)
     np.testing.assert_array_equal(state["v"], grid * state["acc"])
+
+
+def test_csr_rows_are_scipys_rows_with_int32_indices():
+    """The stochastic kernels' rows (DP-SGD's and DP-SCD's): scipy's CSR arrays with
+    int32 column indices (12 bytes a nonzero), row norms against numpy's; a matrix
+    whose column indices do not fit is refused, never wrapped."""
+    from sparsedp.solvers._base import csr_rows
+    X = sp.csc_array(make_problem(n=50, p=40, density=0.2, seed=3)[0])
+    indptr, indices, data, norms = csr_rows(X)
+    ref = X.tocsr()
+    ref.sort_indices()
+    assert indices.dtype == np.int32 and indptr.dtype == np.int64
+    np.testing.assert_array_equal(indptr, ref.indptr)
+    np.testing.assert_array_equal(indices, ref.indices)
+    np.testing.assert_array_equal(data, ref.data)
+    np.testing.assert_allclose(norms, np.linalg.norm(X.toarray(), axis=1), rtol=1e-14)
+    wide = sp.csr_array((np.ones(1), np.array([2 ** 31], dtype=np.int64),
+                         np.array([0, 1], dtype=np.int64)), shape=(1, 2 ** 31 + 1))
+    with pytest.raises(ValueError, match=r"2147483649 columns.*at most 2147483648 \(int32\)"):
+        csr_rows(wide)
+    assert csr_rows(wide, np.int64)[1].tolist() == [2 ** 31]

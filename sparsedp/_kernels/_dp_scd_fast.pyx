@@ -22,7 +22,7 @@ draws of the steps it missed, only when a sampled row reads it, and once at the
 end: O(nnz of the batch) a step); the two give ``A`` the same law.
 """
 from libc.math cimport exp, fabs, log, rint, sqrt
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from numpy.random cimport bitgen_t
 
 import numpy as np
@@ -118,7 +118,7 @@ cdef inline void catch_up(WalkDraws* walk, bitgen_t* rng, Coordinate* c, double 
     c.last += missed
 
 
-def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
+def dp_scd_steps(int loss, const double[::1] data, const int32_t[::1] indices,
                  const int64_t[::1] indptr, const double[::1] y,
                  const double[::1] row_norms, double[::1] alpha, Coordinate[::1] state,
                  double[::1] zetas, int64_t[::1] batch, Batches batches,
@@ -133,7 +133,7 @@ def dp_scd_steps(int loss, const double[::1] data, const int64_t[::1] indices,
     loss : int
         The datafit's kernel id (``_core.pxd``'s ``KernelId``): SQUARED, LOGISTIC
         or HINGE (the losses with a dual step); any other value raises ValueError.
-    data, indices, indptr : CSR rows of X (int64 indices).
+    data, indices, indptr : CSR rows of X (int32 indices, int64 row pointers).
     y : labels; row_norms : ``||x_j||``.
     alpha : the dual variables (hidden state, updated).
     state : per coordinate of v (:data:`COORDINATE_DTYPE`): the grid accumulator,

@@ -272,7 +272,13 @@ def check_memory(nbytes, what, remedy):
 
 def csr_rows(X, index_dtype=np.int32):
     """The rows of a canonical CSC ``X`` for the stochastic kernels, converted once:
-    ``(indptr (int64), indices (index_dtype), data (float64), row L2 norms)``."""
+    ``(indptr (int64), indices (index_dtype), data (float64), row L2 norms)``.
+
+    ValueError if a column index does not fit ``index_dtype`` (never silently wrapped).
+    """
+    if X.shape[1] - 1 > np.iinfo(index_dtype).max:
+        raise ValueError(f"X has {X.shape[1]} columns: the stochastic kernels index at most "
+                         f"{np.iinfo(index_dtype).max + 1} ({np.dtype(index_dtype).name})")
     Xr = sp.csr_array(X)
     Xr.sort_indices()
     indptr = np.ascontiguousarray(Xr.indptr, dtype=np.int64)

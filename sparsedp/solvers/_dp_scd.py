@@ -80,7 +80,7 @@ class DPSCD(BatchSolver):
         X, y, datafit = problem.X, problem.y, problem.datafit
         n, p = problem.n, problem.p
         lam_n = problem.penalty.l2 * n
-        indptr, indices, data, row_norms = csr_rows(X, np.int64)
+        indptr, indices, data, row_norms = csr_rows(X)
         alpha = np.zeros(n)
         state = coordinate_states(p)
         zetas = np.zeros(n)
