@@ -241,7 +241,7 @@ def dp_scd_steps(int loss, const double[::1] data, const int32_t[::1] indices,
                     zeta *= inv_grid
                     hi = indptr[j + 1]
                     for kk in range(indptr[j], hi):
-                        if kk + PREFETCH_AHEAD < hi:  # as in the updates' pass
+                        if kk + PREFETCH_AHEAD < hi:  # as in the margins' pass
                             prefetch(&st[indices[kk + PREFETCH_AHEAD]])
                         c = &st[indices[kk]]
                         c.acc += <int64_t> rint_fast(zeta * data[kk])
