@@ -1,7 +1,6 @@
 """asv: DP-SCD, one epoch of the kernel (lazy or eager noise) on the dorothea-shaped
 problem, and the public ``dp_scd`` end to end."""
 import numpy as np
-import scipy.sparse as sp
 
 from sparsedp._kernels import kernel_id
 from sparsedp._kernels._dp_scd_fast import coordinate_states, dp_scd_steps
@@ -10,6 +9,7 @@ from sparsedp.datafits import Logistic
 from sparsedp.penalties import L2
 from sparsedp.solvers import dp_scd
 from sparsedp.solvers._dp_cd import split_generator
+from sparsedp.solvers._base import csr_rows
 from sparsedp.solvers._release import WalkRelease, batch_noise_multiplier
 
 from .common import dorothea_like
@@ -31,15 +31,10 @@ class DPSCDEpoch:
 
     def setup(self, noise, batch_size):
         X, y = dorothea_like(logistic=True)
-        Xr = sp.csr_array(X)
-        Xr.sort_indices()
-        n, p = Xr.shape
+        n, p = X.shape
         self.y = y
-        self.data = np.ascontiguousarray(Xr.data, dtype=np.float64)
-        self.indices = Xr.indices.astype(np.int64)
-        self.indptr = Xr.indptr.astype(np.int64)
-        self.norms = np.sqrt(np.bincount(np.repeat(np.arange(n), np.diff(self.indptr)),
-                                         weights=self.data ** 2, minlength=n))
+        # the rows as dp_scd converts them (int32 column indices)
+        self.indptr, self.indices, self.data, self.norms = csr_rows(X)
         self.steps = n // batch_size
         rate = batch_size / n
         z = batch_noise_multiplier("poisson", 1.0, 1.0 / n ** 2, rate, 10 * self.steps)
