@@ -23,7 +23,8 @@ noise   one floating-point-safe Gaussian draw vs one numpy float normal
 dp_sgd  ``dp_sgd_epoch.py``: a DP-SGD epoch (lazy noise) vs ``SGDClassifier``'s.
 dp_scd  ``dp_scd_epoch.py``: a DP-SCD epoch vs ``SGDClassifier``'s.
 sweep   ``sweep_scaling.py --dask``: the overhead per task of a 240-fit sweep, its
-        speed-up with ``n_jobs=2`` and on a 2-worker Dask cluster.
+        speed-up with ``n_jobs=2`` (and the ceiling this machine sets it now) and on
+        a 2-worker Dask cluster.
 Run a subset with e.g. ``python asv_benchmarks/peers.py cd``.
 """
 import os

@@ -23,6 +23,12 @@ through :func:`sparsedp.experiments.run_grid`.  Printed:
   docs/scaling.rst); the per-task overhead is the 2-worker overhead less the
   fixed cost each of the two workers waited, and the ratio without the fixed
   cost is printed beside it;
+* the **ceiling the machine sets**: the whole sweep run with ``n_jobs=1`` inside
+  a loky worker, alone and then in both workers at once (two sweeps, no task
+  exchanged, nothing shared but the cores' caches and memory), and how much
+  longer the fits take in the second case: two workers can be at most ``2 /``
+  that times faster than one, whatever the dispatch costs, and the speed-up
+  with ``n_jobs=2`` is printed as a share of it;
 * with ``--dask``, the same sweep on a local ``dask.distributed`` cluster of
   two single-threaded worker processes (``joblib.parallel_config(backend="dask")``).
 
@@ -73,6 +79,28 @@ def fixed_cost(prob, n_jobs):
     return statistics.median(one(30_001 + r) for r in range(FIXED_REPEATS))
 
 
+def whole_sweeps(prob, seed, count):
+    """In a worker: one warm-up sweep with ``n_jobs=1``, then ``count`` sweeps'
+    summed fit times (the worker's own caches, built by the warm-up)."""
+    sweep(prob, 1, seed=seed)
+    return [sweep(prob, 1, seed=seed + 1 + r)[1] for r in range(count)]
+
+
+def ceiling(prob, rounds):
+    """``(alone, together)``: median fit times of a whole sweep in one loky worker
+    while the other is idle, and in each of two workers running one at once."""
+    import joblib
+    alone, together = [], []
+    with joblib.Parallel(n_jobs=2) as parallel:
+        for r in range(rounds):  # interleaved, as the sweeps above
+            seed = 40_000 + 100 * r
+            alone += parallel([joblib.delayed(whole_sweeps)(prob, seed, 2)])[0]
+            for fits in parallel(joblib.delayed(whole_sweeps)(prob, seed + 10 * (k + 1), 2)
+                                 for k in range(2)):
+                together += fits
+    return statistics.median(alone), statistics.median(together)
+
+
 def report(label, walls, fits, tasks, n_jobs):
     wall, fit = statistics.median(walls), statistics.median(fits)
     overhead = (n_jobs * wall - fit) / tasks
@@ -106,6 +134,12 @@ def main(rounds=3, dask=False):
     print(f"projection to 16 workers (fits as on one worker + the 2-worker overhead per "
           f"task, balanced, + the fixed cost): {proj:.3f} s, {w1 / proj:.1f}x "
           f"(without the fixed cost {w1 / ((f1 + per_task) / 16):.1f}x)")
+    alone, together = ceiling(prob, rounds)
+    bound = 2 * alone / together
+    print(f"ceiling on this machine now: one whole sweep a worker in both workers at once, "
+          f"its fits {together / alone:.2f} times as long as in one worker alone "
+          f"({alone:.3f} s): n_jobs=2 at most {bound:.2f}x; measured {w1 / w2:.2f}x, "
+          f"{w1 / w2 / bound:.0%} of it")
     if dask:
         import joblib
         from dask.distributed import Client, LocalCluster
