@@ -189,7 +189,7 @@ def dp_scd_steps(int loss, const double[::1] data, const int32_t[::1] indices,
     cdef double* eager_buf = &eager_view[0]
     cdef Coordinate* st = &state[0]
     cdef Coordinate* c
-    cdef int64_t t, step, k, kk, hi
+    cdef int64_t t, step, k, kk, hi, lo
     cdef Py_ssize_t i, j, m, ii
     cdef double margin, zeta, scale, kappa, nrm
     cdef int64_t rows = 0, work = 0
@@ -228,24 +228,33 @@ def dp_scd_steps(int loss, const double[::1] data, const int32_t[::1] indices,
                                         + <double> noise_draw(table, nrng))
                 else:
                     alpha[j] += zeta
-            # v += Delta v, term by term on the grid, then this step's noise
+            # v += Delta v, term by term on the grid, then this step's noise.  On
+            # the grid the integer sums do not depend on their order: the batch is
+            # walked backwards, the states the margins' pass read last (still
+            # cached) first
             for ii in range(m):
-                zeta = zetas[ii]
-                if zeta == 0.0:
-                    continue
-                j = batch[ii]
                 if noise_mode == NOISE_NONE:
+                    zeta = zetas[ii]
+                    if zeta == 0.0:
+                        continue
+                    j = batch[ii]
                     for kk in range(indptr[j], indptr[j + 1]):
                         st[indices[kk]].v += zeta * data[kk]
-                else:
-                    zeta *= inv_grid
-                    hi = indptr[j + 1]
-                    for kk in range(indptr[j], hi):
-                        if kk + PREFETCH_AHEAD < hi:  # as in the margins' pass
-                            prefetch(&st[indices[kk + PREFETCH_AHEAD]])
-                        c = &st[indices[kk]]
-                        c.acc += <int64_t> rint_fast(zeta * data[kk])
-                        c.v = grid * <double> c.acc
+                    continue
+                zeta = zetas[m - 1 - ii]
+                if zeta == 0.0:
+                    continue
+                j = batch[m - 1 - ii]
+                zeta *= inv_grid
+                lo = indptr[j]
+                kk = indptr[j + 1]
+                while kk > lo:
+                    kk -= 1
+                    if kk - PREFETCH_AHEAD >= lo:  # as in the margins' pass, backwards
+                        prefetch(&st[indices[kk - PREFETCH_AHEAD]])
+                    c = &st[indices[kk]]
+                    c.acc += <int64_t> rint_fast(zeta * data[kk])
+                    c.v = grid * <double> c.acc
             if noise_mode == NOISE_EAGER:
                 noise_fill(table, nrng, p, eager_buf)
                 for k in range(p):
