@@ -228,33 +228,32 @@ def dp_scd_steps(int loss, const double[::1] data, const int32_t[::1] indices,
                                         + <double> noise_draw(table, nrng))
                 else:
                     alpha[j] += zeta
-            # v += Delta v, term by term on the grid, then this step's noise.  On
-            # the grid the integer sums do not depend on their order: the batch is
-            # walked backwards, the states the margins' pass read last (still
-            # cached) first
-            for ii in range(m):
-                if noise_mode == NOISE_NONE:
+            # v += Delta v, then this step's noise
+            if noise_mode == NOISE_NONE:
+                for ii in range(m):
                     zeta = zetas[ii]
                     if zeta == 0.0:
                         continue
                     j = batch[ii]
                     for kk in range(indptr[j], indptr[j + 1]):
                         st[indices[kk]].v += zeta * data[kk]
-                    continue
-                zeta = zetas[m - 1 - ii]
-                if zeta == 0.0:
-                    continue
-                j = batch[m - 1 - ii]
-                zeta *= inv_grid
-                lo = indptr[j]
-                kk = indptr[j + 1]
-                while kk > lo:
-                    kk -= 1
-                    if kk - PREFETCH_AHEAD >= lo:  # as in the margins' pass, backwards
-                        prefetch(&st[indices[kk - PREFETCH_AHEAD]])
-                    c = &st[indices[kk]]
-                    c.acc += <int64_t> rint_fast(zeta * data[kk])
-                    c.v = grid * <double> c.acc
+            else:
+                # term by term on the grid: integer sums, whose order changes
+                # nothing, so the batch is walked backwards (the states the
+                # margins' pass read last, still cached, first)
+                for ii in range(m - 1, -1, -1):
+                    zeta = zetas[ii]
+                    if zeta == 0.0:
+                        continue
+                    j = batch[ii]
+                    zeta *= inv_grid
+                    lo = indptr[j]
+                    for kk in range(indptr[j + 1] - 1, lo - 1, -1):
+                        if kk - PREFETCH_AHEAD >= lo:  # as in the margins' pass, backwards
+                            prefetch(&st[indices[kk - PREFETCH_AHEAD]])
+                        c = &st[indices[kk]]
+                        c.acc += <int64_t> rint_fast(zeta * data[kk])
+                        c.v = grid * <double> c.acc
             if noise_mode == NOISE_EAGER:
                 noise_fill(table, nrng, p, eager_buf)
                 for k in range(p):
